@@ -1,0 +1,1 @@
+"""Duelhall: the FastAPI service around the pure engines in games/."""

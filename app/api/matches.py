@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Query
+
+from app.api.schemas import ERRORS, ActionIn, CreateMatchIn
+from app.auth import User, current_user, optional_user
+from app.db import history
+from app.errors import ApiError
+from app.live import service
+from app.live.store import summary
+from app.services import Services, get_services
+
+router = APIRouter(prefix="/api/matches", tags=["matches"], responses=ERRORS)
+
+
+@router.post("", summary="Create a match; the creator takes seat A")
+async def create_match(body: CreateMatchIn, user: User = Depends(current_user),
+                       svc: Services = Depends(get_services)):
+    doc = await svc.store.create(body.game, body.options, user.public())
+    return summary(doc)
+
+
+@router.get("", summary="List matches: open (joinable), live (to watch) or finished")
+async def list_matches(status: Literal["open", "live", "finished"] = "open",
+                       game: str | None = Query(None, max_length=20),
+                       limit: int = Query(50, ge=1, le=200),
+                       svc: Services = Depends(get_services)):
+    if status == "finished":
+        return await history.list_matches(svc.maker, game=game, status="finished", limit=limit)
+    docs = await svc.store.list_status(status, limit)
+    return [summary(d) for d in docs if game is None or d["game"] == game]
+
+
+@router.get("/{match_id}", summary="A match's public summary (live or from history)")
+async def get_match(match_id: str, svc: Services = Depends(get_services)):
+    try:
+        return summary(await svc.store.load(match_id))
+    except ApiError:
+        row = await history.match_summary(svc.maker, match_id)
+        if row is None:
+            raise
+        return row
+
+
+@router.post("/{match_id}/join", summary="Take a free seat; the match starts when full")
+async def join_match(match_id: str, user: User = Depends(current_user),
+                     svc: Services = Depends(get_services)):
+    return summary(await service.lobby_change(svc, await svc.store.join(match_id, user.public())))
+
+
+@router.post("/{match_id}/leave", summary="Give up your seat before the match starts")
+async def leave_match(match_id: str, user: User = Depends(current_user),
+                      svc: Services = Depends(get_services)):
+    return summary(await service.lobby_change(svc, await svc.store.leave(match_id, user.public())))
+
+
+@router.post("/{match_id}/start", summary="Host starts a game with a player range early")
+async def start_match(match_id: str, user: User = Depends(current_user),
+                      svc: Services = Depends(get_services)):
+    return summary(await service.lobby_change(svc, await svc.store.start(match_id, user.public())))
+
+
+@router.get("/{match_id}/view", summary="Your view document (spectator view if you hold no seat)")
+async def get_view(match_id: str, since: int | None = Query(None, ge=0),
+                   user: User | None = Depends(optional_user),
+                   svc: Services = Depends(get_services)):
+    return await service.view_for(svc, match_id, user, since)
+
+
+@router.post("/{match_id}/actions", summary="Act for your seat; returns your new view")
+async def post_action(match_id: str, body: ActionIn, user: User = Depends(current_user),
+                      svc: Services = Depends(get_services)):
+    change = await service.perform(svc, match_id, user, body.action, body.client_seq, body.version)
+    return await service.view_for(svc, match_id, user, change.doc["version"] - 1 if change.write else None)
+
+
+@router.get("/{match_id}/record", summary="The full record of a finished match (replayable)")
+async def get_record(match_id: str, svc: Services = Depends(get_services)):
+    record = await history.match_record(svc.maker, match_id)
+    live = None
+    try:
+        live = await svc.store.load(match_id)
+    except ApiError:
+        pass
+    if record is None and live is None:
+        raise ApiError("not_found", "There is no match with that id.")
+    if (live and live["status"] != "finished") or (record and record["status"] != "finished" and not live):
+        raise ApiError("not_finished", "The record is available once the match has finished.")
+    if record is None or (live and len(record["actions"]) < live["steps"]) or record["status"] != "finished":
+        raise ApiError("unavailable", "The history of this match is still being written; try again shortly.", 503)
+    return record

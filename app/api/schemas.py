@@ -1,0 +1,67 @@
+"""Request bodies. Unknown fields are rejected everywhere (extra='forbid')."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+NAME_RE = re.compile(r"^[\w][\w .'\-]*$", re.UNICODE)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GuestIn(Strict):
+    name: str = Field(min_length=1, max_length=24, description="Display name, 1-24 characters")
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, v: str) -> str:
+        v = " ".join(v.split())
+        if not v or not NAME_RE.match(v):
+            raise ValueError("use letters, digits, spaces and . ' - _ only")
+        return v
+
+
+class UserOut(BaseModel):
+    id: str
+    name: str
+    role: str
+
+
+class TokenOut(BaseModel):
+    token: str
+    user: UserOut
+
+
+class CreateMatchIn(Strict):
+    game: str = Field(max_length=20)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class ActionIn(Strict):
+    action: dict[str, Any]
+    version: int | None = Field(default=None, ge=0, description="Fails with stale_version if the match has moved on")
+    client_seq: int | None = Field(default=None, ge=1, description="Idempotency key, increasing per seat")
+
+
+class GameOut(BaseModel):
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    options_schema: dict
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+ERRORS = {code: {"model": ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429)}

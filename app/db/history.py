@@ -1,0 +1,150 @@
+"""Match history in SQL: the outbox writer's upserts and the reads of finished matches.
+
+Records may arrive twice (a retried batch) or out of order (several writer processes); every
+write is idempotent and a match row only moves forward in version.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.models import Match, MatchAction, MatchSeat, User
+
+
+def _ts(t: float | None) -> datetime | None:
+    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc)
+
+
+def _iso(d: datetime | None) -> str | None:
+    if d is None:
+        return None
+    if d.tzinfo is None:  # SQLite gives naive datetimes back
+        d = d.replace(tzinfo=timezone.utc)
+    return d.isoformat().replace("+00:00", "Z")
+
+
+def _insert(session: AsyncSession, model):
+    dialect = session.bind.dialect.name
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
+
+
+async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
+    """Write history records in one transaction (all or nothing)."""
+    async with maker() as session, session.begin():
+        for rec in records:
+            await _write_one(session, rec)
+
+
+async def _write_one(session: AsyncSession, rec: dict) -> None:
+    h = rec["match"]
+    for s in h["seats"]:
+        if s["user"]:
+            stmt = _insert(session, User).values(
+                id=s["user"]["id"], name=s["user"]["name"], role="player", is_guest=True,
+                is_bot=bool(s["user"].get("bot")), created_at=_ts(rec["at"]),
+            ).on_conflict_do_nothing(index_elements=["id"])
+            await session.execute(stmt)
+    values = dict(
+        id=h["id"], game=h["game"], status=h["status"], version=h["version"],
+        options=h["options"], seed=h["seed"], host_id=h["host"], result=h["result"],
+        created_at=_ts(h["created_at"]), started_at=_ts(h["started_at"]),
+        finished_at=_ts(h["finished_at"]),
+    )
+    ins = _insert(session, Match).values(**values)
+    upsert = ins.on_conflict_do_update(
+        index_elements=["id"],
+        set_={k: getattr(ins.excluded, k) for k in values if k != "id"},
+        where=Match.version < ins.excluded.version,
+    )
+    moved = (await session.execute(upsert)).rowcount
+    if moved:
+        places = (h.get("result") or {}).get("places", {})
+        await session.execute(delete(MatchSeat).where(MatchSeat.match_id == h["id"]))
+        for s in h["seats"]:
+            session.add(MatchSeat(match_id=h["id"], seat=s["seat"],
+                                  user_id=s["user"]["id"] if s["user"] else None,
+                                  place=places.get(s["seat"])))
+        await session.flush()
+    if rec["kind"] in ("action", "timeout", "resign"):
+        stmt = _insert(session, MatchAction).values(
+            match_id=h["id"], version=h["version"], seat=rec["seat"], user_id=rec.get("user_id"),
+            kind=rec["kind"], payload=rec.get("action"), created_at=_ts(rec["at"]),
+        ).on_conflict_do_nothing(index_elements=["match_id", "version"])
+        await session.execute(stmt)
+
+
+async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None:
+    async with maker() as session:
+        m = await session.get(Match, match_id)
+        if m is None:
+            return None
+        seats = (await session.execute(
+            select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
+            .where(MatchSeat.match_id == match_id).order_by(MatchSeat.seat)
+        )).all()
+        return _summary(m, seats)
+
+
+def _summary(m: Match, seats) -> dict:
+    return {
+        "id": m.id, "game": m.game, "status": m.status, "version": m.version,
+        "options": m.options, "host": m.host_id,
+        "seats": [{"seat": s.seat, "user": {"id": u.id, "name": u.name} if u else None,
+                   "place": s.place} for s, u in seats],
+        "created_at": _iso(m.created_at), "started_at": _iso(m.started_at),
+        "finished_at": _iso(m.finished_at), "result": m.result,
+    }
+
+
+async def match_record(maker: async_sessionmaker, match_id: str) -> dict | None:
+    """Everything needed to replay the match: options, seats, seed and every engine step."""
+    async with maker() as session:
+        m = await session.get(Match, match_id)
+        if m is None:
+            return None
+        seats = (await session.execute(
+            select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
+            .where(MatchSeat.match_id == match_id).order_by(MatchSeat.seat)
+        )).all()
+        actions = (await session.execute(
+            select(MatchAction).where(MatchAction.match_id == match_id).order_by(MatchAction.version)
+        )).scalars().all()
+        record = _summary(m, seats)
+        record["seed"] = m.seed
+        record["actions"] = [
+            {"version": a.version, "seat": a.seat, "kind": a.kind, "action": a.payload,
+             "user_id": a.user_id, "at": _iso(a.created_at)}
+            for a in actions
+        ]
+        return record
+
+
+async def list_matches(maker: async_sessionmaker, *, user_id: str | None = None,
+                       game: str | None = None, status: str | None = None,
+                       limit: int = 50) -> list[dict]:
+    async with maker() as session:
+        q = select(Match).order_by(Match.created_at.desc()).limit(limit)
+        if game:
+            q = q.where(Match.game == game)
+        if status:
+            q = q.where(Match.status == status)
+        if user_id:
+            q = q.where(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.user_id == user_id)))
+        matches = (await session.execute(q)).scalars().all()
+        out = []
+        for m in matches:
+            seats = (await session.execute(
+                select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
+                .where(MatchSeat.match_id == m.id).order_by(MatchSeat.seat)
+            )).all()
+            out.append(_summary(m, seats))
+        return out
+
+
+async def ping(maker: async_sessionmaker) -> bool:
+    async with maker() as session:
+        return (await session.execute(select(func.count()).select_from(select(1).subquery()))).scalar() == 1

@@ -1,0 +1,61 @@
+"""History schema. Alembic owns it (migrations/); these models mirror the migrations."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Boolean
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), index=True)
+    role: Mapped[str] = mapped_column(String(16), default="player")
+    is_guest: Mapped[bool] = mapped_column(Boolean, default=True)
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Match(Base):
+    __tablename__ = "matches"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    game: Mapped[str] = mapped_column(String(20), index=True)
+    status: Mapped[str] = mapped_column(String(12), index=True)
+    # Latest live version this row reflects; older records never overwrite newer ones.
+    version: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    host_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    result: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class MatchSeat(Base):
+    __tablename__ = "match_seats"
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[str] = mapped_column(String(2), primary_key=True)
+    user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id"), nullable=True, index=True)
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class MatchAction(Base):
+    __tablename__ = "match_actions"
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    # The match version this action produced: unique, so a record written twice lands once.
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[str] = mapped_column(String(2))
+    user_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    kind: Mapped[str] = mapped_column(String(12))  # action | timeout | resign
+    payload: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+Index("ix_match_actions_match", MatchAction.match_id, MatchAction.version)

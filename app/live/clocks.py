@@ -1,0 +1,42 @@
+"""Decision clocks. Deadlines live in one Redis sorted set (score = earliest deadline of a
+match). Every process polls it; firing goes through the store's compare-and-set, so when two
+processes see the same expired deadline, one fires and the other finds nothing due."""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from app.errors import ApiError
+from app.live import metrics
+from app.live.store import MatchStore, now
+
+log = logging.getLogger("duelhall.clocks")
+
+
+async def fire_due(store: MatchStore, hub=None, limit: int = 100) -> int:
+    """Fire every expired deadline once; returns how many matches changed."""
+    due = await store.r.zrangebyscore(store.k.deadlines, "-inf", now(), start=0, num=limit)
+    fired = 0
+    for mid in due:
+        try:
+            change = await store.fire_timeouts(mid)
+        except ApiError:  # the match vanished (expired); forget its deadline
+            await store.r.zrem(store.k.deadlines, mid)
+            continue
+        if change.write:
+            fired += 1
+            metrics.TIMEOUTS.inc()
+            if hub is not None:
+                await hub.push_doc(change.doc, change.events)
+    return fired
+
+
+async def run(store: MatchStore, hub, poll_seconds: float) -> None:
+    while True:
+        try:
+            await fire_due(store, hub)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("clock loop error")
+        await asyncio.sleep(poll_seconds)

@@ -1,0 +1,173 @@
+"""This process's websockets and the fan-out to them.
+
+Every process subscribes to the change channel of each match it has sockets for. On a notice
+(or right after a local write) it renders, for each of its own sockets, that viewer's view with
+the events it has not seen yet, and sends it. A socket's ``last_seq`` makes delivery
+idempotent: notices may repeat, coalesce or arrive late, and nobody gets a version twice or
+misses an event.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+
+import redis.asyncio as aioredis
+
+from app.live import metrics
+from app.live.store import MatchStore, dumps
+from app.live.views import render, viewer_for
+
+log = logging.getLogger("duelhall.hub")
+SEND_TIMEOUT = 10.0
+
+
+class Conn:
+    """One websocket watching one match."""
+
+    def __init__(self, ws, match_id: str, user_id: str | None):
+        self.ws = ws
+        self.match_id = match_id
+        self.user_id = user_id
+        self.last_seq = 0
+        self.lock = asyncio.Lock()
+        self.closed = False
+
+    async def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        async with self.lock:
+            try:
+                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
+            except Exception:  # a dead or stuck socket: drop it, the client will resume
+                self.closed = True
+
+    async def send(self, payload: dict) -> None:
+        await self.send_text(dumps(payload))
+
+
+class Hub:
+    def __init__(self, store: MatchStore, redis: aioredis.Redis):
+        self.store = store
+        self.redis = redis
+        self.conns: dict[str, set[Conn]] = {}
+        self.pubsub = redis.pubsub(ignore_subscribe_messages=True)
+        self._dirty: set[str] = set()
+        self._pushers: dict[str, asyncio.Task] = {}
+        self._listener: asyncio.Task | None = None
+        self._sub_lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        self._listener = asyncio.create_task(self._listen(), name="hub-listener")
+
+    async def stop(self) -> None:
+        if self._listener:
+            self._listener.cancel()
+            with contextlib.suppress(BaseException):
+                await self._listener
+        for t in list(self._pushers.values()):
+            t.cancel()
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()
+
+    def socket_count(self) -> int:
+        return sum(len(c) for c in self.conns.values())
+
+    async def add(self, conn: Conn) -> None:
+        async with self._sub_lock:
+            group = self.conns.setdefault(conn.match_id, set())
+            group.add(conn)
+            if len(group) == 1:
+                await self.pubsub.subscribe(self.store.k.channel(conn.match_id))
+        metrics.SOCKETS.set(self.socket_count())
+
+    async def remove(self, conn: Conn) -> None:
+        conn.closed = True
+        async with self._sub_lock:
+            group = self.conns.get(conn.match_id)
+            if group is None:
+                return
+            group.discard(conn)
+            if not group:
+                del self.conns[conn.match_id]
+                with contextlib.suppress(Exception):
+                    await self.pubsub.unsubscribe(self.store.k.channel(conn.match_id))
+        metrics.SOCKETS.set(self.socket_count())
+
+    # ------------------------------------------------------------------ delivery
+    async def send_view(self, conn: Conn, since: int, doc: dict | None = None) -> None:
+        """Send ``conn`` the current view with every event after ``since``."""
+        doc = doc or await self.store.load(conn.match_id)
+        batches = await self.store.events_since(conn.match_id, since) if since < doc["version"] else []
+        seat, viewer = viewer_for(doc, conn.user_id)
+        payload = render(doc, seat, viewer, batches)
+        conn.last_seq = max(conn.last_seq, doc["version"])
+        await conn.send({"type": "view", **payload})
+
+    async def push_doc(self, doc: dict, events: list[dict]) -> None:
+        """Right after a local write: render from the document in hand."""
+        await self._fan_out(doc, {doc["version"]: events})
+
+    def notify(self, match_id: str, version: int) -> None:
+        group = self.conns.get(match_id)
+        if not group or all(c.last_seq >= version for c in group):
+            return
+        self._dirty.add(match_id)
+        if match_id not in self._pushers:
+            self._pushers[match_id] = asyncio.create_task(self._push_loop(match_id))
+
+    async def _push_loop(self, match_id: str) -> None:
+        try:
+            while match_id in self._dirty:
+                self._dirty.discard(match_id)
+                try:
+                    doc = await self.store.load(match_id)
+                except Exception:
+                    return
+                await self._fan_out(doc, None)
+        finally:
+            self._pushers.pop(match_id, None)
+
+    async def _fan_out(self, doc: dict, known: dict[int, list] | None) -> None:
+        group = [c for c in self.conns.get(doc["id"], ()) if c.last_seq < doc["version"] and not c.closed]
+        if not group:
+            return
+        oldest = min(c.last_seq for c in group)
+        if known is not None and oldest == doc["version"] - 1:
+            batches = [{"version": v, "events": e} for v, e in known.items()]
+        else:
+            batches = await self.store.events_since(doc["id"], oldest)
+        rendered: dict[tuple, str] = {}
+        sends = []
+        for c in group:
+            seat, viewer = viewer_for(doc, c.user_id)
+            key = (seat, viewer, c.last_seq)
+            if key not in rendered:
+                mine = [b for b in batches if b["version"] > c.last_seq]
+                rendered[key] = dumps({"type": "view", **render(doc, seat, viewer, mine)})
+            c.last_seq = doc["version"]
+            sends.append(c.send_text(rendered[key]))
+        await asyncio.gather(*sends)
+
+    async def _listen(self) -> None:
+        prefix = self.store.k.channel("")
+        while True:
+            try:
+                if not self.pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                msg = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if msg and msg.get("type") == "message":
+                    channel = msg["channel"]
+                    self.notify(channel[len(prefix):], int(msg["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("pub/sub listener error; retrying")
+                await asyncio.sleep(0.5)
+
+
+def parse_json(text: str):
+    return json.loads(text)

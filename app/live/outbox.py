@@ -1,0 +1,108 @@
+"""The history outbox: a Redis stream that every match change appends to in the same
+transaction as the change itself, drained into SQL by a consumer group.
+
+An entry is acknowledged (and deleted) only after its SQL transaction commits. While SQL is
+down the worker keeps its entries pending and retries with backoff; entries claimed by a
+process that died are taken over after ``CLAIM_IDLE_MS``. So history is delayed, never lost.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+
+from redis.exceptions import ResponseError
+
+from app.db import history
+from app.live import metrics
+from app.live.store import MatchStore
+
+log = logging.getLogger("duelhall.outbox")
+GROUP = "history"
+CLAIM_IDLE_MS = 30_000
+
+
+class OutboxWorker:
+    def __init__(self, store: MatchStore, maker, batch: int = 200, name: str | None = None):
+        self.store = store
+        self.r = store.r
+        self.stream = store.k.outbox
+        self.maker = maker
+        self.batch = batch
+        self.consumer = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.failures = 0
+
+    async def ensure_group(self) -> None:
+        try:
+            await self.r.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
+        except ResponseError as e:
+            if "BUSYGROUP" not in str(e):
+                raise
+
+    async def drain_once(self, block_ms: int | None = None) -> int:
+        """Write one batch (own pending entries first, then new ones). Returns entries written.
+        Raises if SQL fails; the entries stay pending for the next try."""
+        await self.ensure_group()
+        entries = await self._read("0", None)
+        if not entries:
+            entries = await self._read(">", block_ms)
+        if not entries:
+            entries = await self._claim_stale()
+        if not entries:
+            return 0
+        records = [json.loads(fields["data"]) for _, fields in entries]
+        await history.write_batch(self.maker, records)
+        ids = [i for i, _ in entries]
+        await self.r.xack(self.stream, GROUP, *ids)
+        await self.r.xdel(self.stream, *ids)
+        metrics.OUTBOX_WRITTEN.inc(len(ids))
+        return len(ids)
+
+    async def _read(self, start: str, block_ms: int | None):
+        resp = await self.r.xreadgroup(GROUP, self.consumer, {self.stream: start},
+                                       count=self.batch, block=block_ms)
+        if not resp:
+            return []
+        _, entries = resp[0]
+        return [(i, f) for i, f in entries if f]  # deleted entries come back with no fields
+
+    async def _claim_stale(self):
+        try:
+            resp = await self.r.xautoclaim(self.stream, GROUP, self.consumer,
+                                           min_idle_time=CLAIM_IDLE_MS, start_id="0-0",
+                                           count=self.batch)
+        except ResponseError:
+            return []
+        return [(i, f) for i, f in resp[1] if f]
+
+    async def drain_all(self) -> int:
+        """Write everything currently in the outbox (used by tests and at shutdown)."""
+        total = 0
+        while True:
+            n = await self.drain_once()
+            total += n
+            if n == 0:
+                return total
+
+    async def lag(self) -> int:
+        return int(await self.r.xlen(self.stream))
+
+    async def run(self) -> None:
+        backoff = 0.5
+        while True:
+            try:
+                n = await self.drain_once()
+                metrics.OUTBOX_LAG.set(await self.lag())
+                backoff = 0.5
+                self.failures = 0
+                if n == 0:
+                    await asyncio.sleep(0.1)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # SQL (or Redis) unavailable: keep the entries, retry
+                self.failures += 1
+                log.warning("history write failed (%s); retrying in %.1fs", type(e).__name__, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)

@@ -1,0 +1,43 @@
+"""The live-match operations routers and sockets call: store change, then local fan-out.
+
+Remote processes learn of the change through the pub/sub notice the store publishes.
+"""
+from __future__ import annotations
+
+import time
+
+from app.auth import User
+from app.errors import ApiError
+from app.live import metrics
+from app.live.store import Change
+from app.live.views import render, viewer_for
+
+
+async def perform(svc, match_id: str, user: User, action, client_seq: int | None = None,
+                  version: int | None = None) -> Change:
+    t0 = time.perf_counter()
+    try:
+        change = await svc.store.act(match_id, user.id, action, client_seq, version)
+    except ApiError as e:
+        metrics.ERRORS.labels(e.code).inc()
+        raise
+    if change.write:
+        metrics.ACTIONS.labels(change.doc["game"]).inc()
+        metrics.ACTION_LATENCY.observe(time.perf_counter() - t0)
+        await svc.hub.push_doc(change.doc, change.events)
+    return change
+
+
+async def lobby_change(svc, doc: dict) -> dict:
+    """After create/join/leave/start: refresh this process's sockets of that match."""
+    batches = await svc.store.events_since(doc["id"], doc["version"] - 1)
+    await svc.hub.push_doc(doc, batches[-1]["events"] if batches else [])
+    return doc
+
+
+async def view_for(svc, match_id: str, user: User | None, since: int | None = None) -> dict:
+    doc = await svc.store.load(match_id)
+    seat, viewer = viewer_for(doc, user.id if user else None)
+    start = doc["version"] - 1 if since is None else since
+    batches = await svc.store.events_since(match_id, start) if start < doc["version"] else []
+    return render(doc, seat, viewer, batches)

@@ -1,0 +1,76 @@
+"""Shared fixtures. The same suite runs embedded (fakeredis + SQLite) by default and against
+real services when REDIS_URL / DATABASE_URL are set (as .ci/run does)."""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def db_url(tmp_path_factory) -> str:
+    """One migrated database for the session: a fresh SQLite file, or the real one from
+    DATABASE_URL reset to an empty schema first."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        _reset_postgres(url)
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
+    from app.db.session import migrate
+
+    migrate(Settings(database_url=url, data_dir=tmp_path_factory.mktemp("data")))
+    return url
+
+
+def _reset_postgres(url: str) -> None:
+    import asyncio
+
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def reset():
+        engine = create_async_engine(Settings(database_url=url).sqlalchemy_url())
+        async with engine.begin() as conn:
+            await conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+            await conn.execute(text("CREATE SCHEMA public"))
+        await engine.dispose()
+
+    asyncio.run(reset())
+
+
+@pytest.fixture
+def settings(db_url, tmp_path) -> Settings:
+    return Settings(
+        redis_url=os.environ.get("REDIS_URL") or None,
+        database_url=db_url,
+        data_dir=tmp_path,
+        secret_key="test-secret-key-0123456789abcdef0123456789",
+        # A fresh key space per test, so tests never see each other's matches.
+        redis_prefix=f"t{uuid.uuid4().hex[:10]}:",
+        clock_poll_seconds=0.05,
+    )
+
+
+@pytest.fixture
+def client(settings):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app(settings, run_migrations=False)) as c:
+        yield c
+
+
+def guest(client, name: str) -> dict:
+    """Sign in a guest; returns {"token", "user", "headers"}."""
+    r = client.post("/api/auth/guest", json={"name": name})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    body["headers"] = {"Authorization": f"Bearer {body['token']}"}
+    return body
