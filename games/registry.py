@@ -6,6 +6,7 @@ from games.base import Game
 # Imported lazily so a broken engine under development cannot take the others down at import.
 _MODULES = {
     "duell": "games.duell",
+    "combat": "games.combat",
 }
 
 _cache: dict[str, Game] = {}

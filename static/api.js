@@ -1,0 +1,102 @@
+// HTTP helper for the Duelhall JSON API.
+//
+// Every call sends `Authorization: Bearer <token>` when a token is stored. Failures throw an
+// ApiError {status, code, message}: the server's `{"error": {"code", "message"}}` when it sent
+// one, `network_error` when the request never got an answer. A 401 also clears the stored
+// token and calls the handler registered with onUnauthorized() (the app asks for a name again).
+
+const TOKEN_KEY = 'duelhall.token';
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let unauthorizedHandler = null;
+
+export function onUnauthorized(fn) {
+  unauthorizedHandler = fn;
+}
+
+export function getToken() {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token) {
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch {
+    /* storage disabled: the token lives as long as the page */
+  }
+}
+
+export function clearToken() {
+  setToken(null);
+}
+
+/** request('GET', '/api/games') -> parsed JSON (null for an empty body). */
+export async function request(method, path, body, { signal } = {}) {
+  const headers = { Accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const init = { method, headers, signal };
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    if (err?.name === 'AbortError') throw err;
+    throw new ApiError(0, 'network_error', err?.message || 'Network error');
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!res.ok) {
+    const e = data && data.error;
+    const err = new ApiError(
+      res.status,
+      (e && e.code) || (res.status === 401 ? 'unauthorized' : `http_${res.status}`),
+      (e && e.message) || res.statusText || `HTTP ${res.status}`,
+    );
+    if (res.status === 401) {
+      clearToken();
+      if (unauthorizedHandler) unauthorizedHandler(err);
+    }
+    throw err;
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  guest: (name) => request('POST', '/api/auth/guest', { name }),
+  me: () => request('GET', '/api/me'),
+  games: () => request('GET', '/api/games'),
+  matches: (status) =>
+    request('GET', status ? `/api/matches?status=${enc(status)}` : '/api/matches'),
+  createMatch: (game, options) => request('POST', '/api/matches', { game, options }),
+  match: (id) => request('GET', `/api/matches/${enc(id)}`),
+  join: (id) => request('POST', `/api/matches/${enc(id)}/join`),
+  leave: (id) => request('POST', `/api/matches/${enc(id)}/leave`),
+  start: (id) => request('POST', `/api/matches/${enc(id)}/start`),
+  view: (id) => request('GET', `/api/matches/${enc(id)}/view`),
+};
