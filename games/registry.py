@@ -7,6 +7,8 @@ from games.base import Game
 _MODULES = {
     "duell": "games.duell",
     "combat": "games.combat",
+    "duel": "games.duel",
+    "parbaj": "games.parbaj",
 }
 
 _cache: dict[str, Game] = {}

@@ -34,14 +34,18 @@ class Conn:
         self.lock = asyncio.Lock()
         self.closed = False
 
+    async def _send_now(self, text: str) -> None:
+        """Send while holding ``lock``."""
+        try:
+            await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
+        except Exception:  # a dead or stuck socket: drop it, the client will resume
+            self.closed = True
+
     async def send_text(self, text: str) -> None:
         if self.closed:
             return
         async with self.lock:
-            try:
-                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
-            except Exception:  # a dead or stuck socket: drop it, the client will resume
-                self.closed = True
+            await self._send_now(text)
 
     async def send(self, payload: dict) -> None:
         await self.send_text(dumps(payload))
@@ -102,9 +106,12 @@ class Hub:
         doc = doc or await self.store.load(conn.match_id)
         batches = await self.store.events_since(conn.match_id, since) if since < doc["version"] else []
         seat, viewer = viewer_for(doc, conn.user_id)
-        payload = render(doc, seat, viewer, batches)
-        conn.last_seq = max(conn.last_seq, doc["version"])
-        await conn.send({"type": "view", **payload})
+        text = dumps({"type": "view", **render(doc, seat, viewer, batches)})
+        async with conn.lock:
+            if conn.last_seq > doc["version"]:
+                return  # a newer view already went out; the client has what it asked for
+            await conn._send_now(text)
+            conn.last_seq = doc["version"]
 
     async def push_doc(self, doc: dict, events: list[dict]) -> None:
         """Right after a local write: render from the document in hand."""
@@ -140,16 +147,22 @@ class Hub:
         else:
             batches = await self.store.events_since(doc["id"], oldest)
         rendered: dict[tuple, str] = {}
-        sends = []
-        for c in group:
-            seat, viewer = viewer_for(doc, c.user_id)
-            key = (seat, viewer, c.last_seq)
-            if key not in rendered:
-                mine = [b for b in batches if b["version"] > c.last_seq]
-                rendered[key] = dumps({"type": "view", **render(doc, seat, viewer, mine)})
-            c.last_seq = doc["version"]
-            sends.append(c.send_text(rendered[key]))
-        await asyncio.gather(*sends)
+
+        async def deliver(c: Conn) -> None:
+            # Check, render and send under the socket's lock, so concurrent fan-outs (a local
+            # write and a pub/sub notice) can never send a version twice or out of order.
+            async with c.lock:
+                if c.closed or c.last_seq >= doc["version"]:
+                    return
+                seat, viewer = viewer_for(doc, c.user_id)
+                key = (seat, viewer, c.last_seq)
+                if key not in rendered:
+                    mine = [b for b in batches if b["version"] > c.last_seq]
+                    rendered[key] = dumps({"type": "view", **render(doc, seat, viewer, mine)})
+                await c._send_now(rendered[key])
+                c.last_seq = doc["version"]
+
+        await asyncio.gather(*(deliver(c) for c in group))
 
     async def _listen(self) -> None:
         prefix = self.store.k.channel("")

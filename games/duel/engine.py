@@ -18,7 +18,7 @@ action (see the speed target in docs/dev/engine-brief.md):
   salts        salts drawn but not used yet (see commit.new_salt)
   P[seat]      d duellist, hp, st stamina, pos, stance, lock (locked slots left),
                plan (record of the locked plan), rev (this exchange's revealed slots, one string
-               each: "slot stance technique status mighty visible"), f (flag bits, see F_*)
+               each: "slot technique status mighty visible"), f (flag bits, see F_*)
 
 A *record* is one string: salt (32 hex) + commitment (64 hex) + compact value of the choice
 (``brute``; ``high``; ``toward``; ``1``/``0`` for a dodge; ``high/downward_cut,low/wait,...``
@@ -211,8 +211,8 @@ def _pos_event(kind: str, st: State, s: str, frm: int, to: int) -> dict:
 
 
 def _rev_entry(text: str) -> dict:
-    n, stance, tech, status, mighty, _ = text.split(" ")
-    e = {"slot": int(n), "stance": stance, "technique": tech, "status": status}
+    n, tech, status, mighty, _ = text.split(" ")
+    e = {"slot": int(n), "technique": tech, "status": status}
     if mighty == "1":
         e["mighty"] = True
     return e
@@ -527,7 +527,7 @@ class Duel(Game):
         for s in SEATS:
             p = P[s]
             f = p["f"]
-            stance, t = _plan_slot(p["plan"], xs)
+            t = _plan_slot(p["plan"], xs)[1]
             if f & F_LOCKED:
                 stt = "locked"
             elif f & F_REST:
@@ -545,8 +545,9 @@ class Duel(Game):
             status[s], perf[s], tech[s] = stt, ok, t
             m = mighty[s] = ok and xs == 1 and p["d"] == "brute" and t in T.HEAVY_CUTS
             h = _sunhid(st, s)
-            p["rev"].append(f"{n} {stance} {t} {stt} {int(m)} {int(not h)}")
-            e = {"seat": s, "slot": n, "stance": stance, "technique": t, "status": stt}
+            # No stance here: fog may hide the stance while the technique is visible.
+            p["rev"].append(f"{n} {t} {stt} {int(m)} {int(not h)}")
+            e = {"seat": s, "slot": n, "technique": t, "status": stt}
             if m:
                 e["mighty"] = True
             if h:
