@@ -52,9 +52,8 @@ class Services:
     async def stop(self) -> None:
         for t in self.tasks:
             t.cancel()
-        for t in self.tasks:
-            with contextlib.suppress(BaseException):
-                await t
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=3)
         # Last chance to get history out before going away (best effort: it stays in Redis).
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.outbox.drain_all(), 5)

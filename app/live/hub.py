@@ -61,16 +61,19 @@ class Hub:
         self._pushers: dict[str, asyncio.Task] = {}
         self._listener: asyncio.Task | None = None
         self._sub_lock = asyncio.Lock()
+        self._stopping = False
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
         self._listener = asyncio.create_task(self._listen(), name="hub-listener")
 
     async def stop(self) -> None:
+        self._stopping = True
         if self._listener:
             self._listener.cancel()
-            with contextlib.suppress(BaseException):
-                await self._listener
+            # Bounded: a cancellation racing the client's own read timeout can be swallowed
+            # inside redis-py; the stop flag ends the loop on its next turn anyway.
+            await asyncio.wait({self._listener}, timeout=2)
         for t in list(self._pushers.values()):
             t.cancel()
         with contextlib.suppress(Exception):
@@ -166,7 +169,7 @@ class Hub:
 
     async def _listen(self) -> None:
         prefix = self.store.k.channel("")
-        while True:
+        while not self._stopping:
             try:
                 if not self.pubsub.subscribed:
                     await asyncio.sleep(0.05)
