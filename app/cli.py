@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
         print("--workers > 1 needs REDIS_URL: the embedded Redis lives inside one process.",
               file=sys.stderr)
         return 2
-    migrate(settings)
+    if settings.migrate_on_start:
+        migrate(settings)
     import uvicorn
 
     mode = "real Redis" if settings.redis_url else "embedded Redis (fakeredis)"

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     finished_ttl_seconds: int = 24 * 3600
     # Background workers (tests switch them off to drive them by hand).
     run_workers: bool = True
+    # Replicas behind a load balancer leave migrations to a one-shot job (docker-compose.yml).
+    migrate_on_start: bool = True
     clock_poll_seconds: float = 0.2
     outbox_batch: int = 200
     allowed_origins: list[str] = Field(default_factory=list)

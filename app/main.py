@@ -85,8 +85,10 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(settings: Settings | None = None, *, run_migrations: bool = True) -> FastAPI:
+def create_app(settings: Settings | None = None, *, run_migrations: bool | None = None) -> FastAPI:
     settings = settings or get_settings()
+    if run_migrations is None:
+        run_migrations = settings.migrate_on_start
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
