@@ -225,14 +225,18 @@ class Game:
             return []
         return self._legal(state, seat)
 
-    def apply(self, state: State, seat: str, action: Action) -> tuple[State, list[Event]]:
+    def apply(self, state: State, seat: str, action: Action, *, copy: bool = True
+              ) -> tuple[State, list[Event]]:
+        """``copy=False`` mutates ``state`` in place: only for simulations (bots, the lab,
+        benchmarks) that own the state and play actions from ``legal``; an illegal action may
+        then leave it half-changed. The server always copies."""
         if state.get("result") is not None:
             raise MatchOver("The match is over.")
         if seat not in state["seats"]:
             raise IllegalAction("You are not playing in this match.")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction("An action is an object with a 'type'.")
-        new = clone(state)
+        new = clone(state) if copy else state
         if action["type"] == "resign":
             if set(action) != {"type"}:
                 raise IllegalAction("'resign' takes no other fields.")

@@ -110,12 +110,13 @@ class CombatGame(Game):
         return opts
 
     # ---- concede is resign: allowed any time to a seat still in ------------------------
-    def apply(self, state: State, seat: str, action: Action) -> tuple[State, list[Event]]:
+    def apply(self, state: State, seat: str, action: Action, *, copy: bool = True
+              ) -> tuple[State, list[Event]]:
         if isinstance(action, dict) and action.get("type") == "concede":
             if set(action) != {"type"}:
                 raise IllegalAction("'concede' takes no other fields.")
             action = {"type": "resign"}
-        return super().apply(state, seat, action)
+        return super().apply(state, seat, action, copy=copy)
 
     # ---- hooks ------------------------------------------------------------------------
     def _setup(self, state: State) -> None:
