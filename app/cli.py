@@ -31,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if settings.migrate_on_start:
         migrate(settings)
+        # Done once here; the app (and every uvicorn worker) must not repeat it.
+        os.environ["MIGRATE_ON_START"] = "false"
+        get_settings.cache_clear()
     import uvicorn
 
     mode = "real Redis" if settings.redis_url else "embedded Redis (fakeredis)"

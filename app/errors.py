@@ -26,6 +26,10 @@ STATUS = {
     "too_large": 413,
     "rate_limited": 429,
     "unavailable": 503,
+    # Párbaj decks (app/api/decks.py)
+    "invalid_deck": 422,
+    "deck_name_taken": 409,
+    "too_many_decks": 409,
 }
 
 # Codes after which the websocket is closed.

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Boolean
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, String, Boolean, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -59,3 +59,16 @@ class MatchAction(Base):
 
 
 Index("ix_match_actions_match", MatchAction.match_id, MatchAction.version)
+
+
+class Deck(Base):
+    """A Párbaj deck saved by a user (migration 0002). ``user_id`` is the token's ``sub``: guests
+    are not rows in ``users`` until they play, so there is no foreign key."""
+    __tablename__ = "decks"
+    __table_args__ = (UniqueConstraint("user_id", "name", name="uq_decks_user_name"),)
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(40), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    cards: Mapped[list] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
