@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--workers", type=int, default=1,
                        help="uvicorn workers; more than one needs REDIS_URL (shared state)")
     sub.add_parser("migrate", help="apply database migrations and exit")
+    admin = sub.add_parser("create-admin", help="create an admin account (or make one an admin)")
+    admin.add_argument("name")
+    admin.add_argument("--password-stdin", action="store_true",
+                       help="read the password from standard input instead of prompting")
     args = parser.parse_args(argv)
 
     from app.config import get_settings
@@ -24,6 +28,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         migrate(settings)
         print("database is at the newest migration")
+        return 0
+    if args.command == "create-admin":
+        migrate(settings)
+        if args.password_stdin:
+            password = sys.stdin.readline().rstrip("\n")
+        else:
+            import getpass
+
+            password = getpass.getpass("Password (8-128 characters): ")
+        import asyncio
+
+        try:
+            print(asyncio.run(create_admin(settings, args.name, password)))
+        except ValueError as e:
+            print(str(e), file=sys.stderr)
+            return 2
         return 0
     if args.workers > 1 and not settings.redis_url:
         print("--workers > 1 needs REDIS_URL: the embedded Redis lives inside one process.",
@@ -42,6 +62,38 @@ def main(argv: list[str] | None = None) -> int:
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
                 ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=True)
     return 0
+
+
+async def create_admin(settings, name: str, password: str) -> str:
+    """Create the account ``name`` as an admin, or promote an existing account."""
+    import uuid
+
+    from app.api.schemas import CredentialsIn
+    from app.auth import hash_password
+    from app.db import accounts
+    from app.db.session import make_engine, sessionmaker
+
+    try:
+        CredentialsIn(name=name, password=password)
+    except Exception as e:  # pydantic's message names the bad field
+        raise ValueError(f"invalid name or password: {e}") from None
+    engine = make_engine(settings)
+    maker = sessionmaker(engine)
+    try:
+        row = await accounts.by_name(maker, name)
+        if row is None:
+            row = await accounts.create_account(maker, "u_" + uuid.uuid4().hex[:20], name,
+                                                await hash_password(password), role="admin")
+            return f"created admin {row.name} ({row.id})"
+        await accounts.update_user(maker, row.id, role="admin")
+        if settings.redis_url:  # drop the cached status so the role applies at once
+            import redis
+
+            redis.from_url(settings.redis_url).delete(f"{settings.redis_prefix}u:{row.id}")
+        # (Embedded mode: a running server's in-process cache keeps the old role up to an hour.)
+        return f"{row.name} ({row.id}) is now an admin"
+    finally:
+        await engine.dispose()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from games.base import GameError
 STATUS = {
     "unauthorized": 401,
     "forbidden": 403,
+    "suspended": 403,
+    "name_taken": 409,
     "not_found": 404,
     "not_your_turn": 409,
     "illegal_action": 422,

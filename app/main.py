@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import errors
-from app.api import auth, decks, games, health, matches
+from app.api import admin, auth, decks, games, health, matches, players
 from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
 from app.services import Services
@@ -111,7 +111,8 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
     )
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
-    for router in (auth.router, games.router, matches.router, health.router, ws.router, decks.router):
+    for router in (auth.router, games.router, matches.router, players.router, admin.router,
+                   decks.router, health.router, ws.router):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Union
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from app.auth import User, decode_token
+from app.auth import User, authenticate
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
@@ -92,7 +92,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
     user: User | None = None
     try:
         if token:
-            user = decode_token(token, settings)
+            user = await authenticate(token, svc)
         await svc.store.load(match_id)
     except ApiError as e:
         await fail(e.code, e.message)
@@ -146,6 +146,8 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
                     await fail("forbidden", "Spectators cannot act; sign in and take a seat.", m.client_seq)
                     continue
                 try:
+                    # Re-checked per action: a suspension or sign-out takes effect at once.
+                    user = await authenticate(token, svc)
                     change = await service.perform(svc, match_id, user, m.action, m.client_seq, m.version)
                 except ApiError as e:
                     await fail(e.code, e.message, m.client_seq)

@@ -4,9 +4,9 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from app.api.schemas import ERRORS, ActionIn, CreateMatchIn
+from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn
 from app.auth import User, current_user, optional_user
-from app.db import history
+from app.db import accounts, history
 from app.errors import ApiError
 from app.live import service
 from app.live.store import summary
@@ -76,8 +76,10 @@ async def post_action(match_id: str, body: ActionIn, user: User = Depends(curren
     return await service.view_for(svc, match_id, user, change.doc["version"] - 1 if change.write else None)
 
 
-@router.get("/{match_id}/record", summary="The full record of a finished match (replayable)")
-async def get_record(match_id: str, svc: Services = Depends(get_services)):
+@router.get("/{match_id}/record",
+            summary="The full record of a finished match (replayable); for its players and admins")
+async def get_record(match_id: str, user: User = Depends(current_user),
+                     svc: Services = Depends(get_services)):
     record = await history.match_record(svc.maker, match_id)
     live = None
     try:
@@ -88,6 +90,42 @@ async def get_record(match_id: str, svc: Services = Depends(get_services)):
         raise ApiError("not_found", "There is no match with that id.")
     if (live and live["status"] != "finished") or (record and record["status"] != "finished" and not live):
         raise ApiError("not_finished", "The record is available once the match has finished.")
+    seated = {s["user"]["id"] for s in (live or record)["seats"] if s["user"]}
+    if user.id not in seated and user.role != "admin":
+        raise ApiError("forbidden", "The full record is for the match's players and admins.")
     if record is None or (live and len(record["actions"]) < live["steps"]) or record["status"] != "finished":
         raise ApiError("unavailable", "The history of this match is still being written; try again shortly.", 503)
     return record
+
+
+@router.post("/{match_id}/report", summary="Report a match you played, with a reason")
+async def report_match(match_id: str, body: ReportIn, user: User = Depends(current_user),
+                       svc: Services = Depends(get_services)):
+    seats = await _seats(svc, match_id)
+    if user.id not in seats:
+        raise ApiError("forbidden", "Only the match's players can report it.")
+    return await accounts.add_report(svc.maker, match_id, user.id, body.reason)
+
+
+@router.post("/{match_id}/rematch",
+             summary="A new match of the same game and options; the other players are invited")
+async def rematch(match_id: str, user: User = Depends(current_user), svc: Services = Depends(get_services)):
+    doc = await svc.store.load(match_id)
+    if doc["status"] != "finished":
+        raise ApiError("not_finished", "A rematch can be offered once the match has finished.")
+    if user.id not in await _seats(svc, match_id):
+        raise ApiError("forbidden", "Only the match's players can offer a rematch.")
+    new = await svc.store.rematch(match_id, user.public())
+    return summary(new)
+
+
+async def _seats(svc: Services, match_id: str) -> set[str]:
+    try:
+        doc = await svc.store.load(match_id)
+        seats = doc["seats"]
+    except ApiError:
+        row = await history.match_summary(svc.maker, match_id)
+        if row is None:
+            raise
+        seats = row["seats"]
+    return {s["user"]["id"] for s in seats if s["user"]}

@@ -16,19 +16,33 @@ class Strict(BaseModel):
 class GuestIn(Strict):
     name: str = Field(min_length=1, max_length=24, description="Display name, 1-24 characters")
 
-    @field_validator("name")
-    @classmethod
-    def _clean(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or not NAME_RE.match(v):
-            raise ValueError("use letters, digits, spaces and . ' - _ only")
-        return v
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+
+def _check_name(v: str) -> str:
+    v = " ".join(v.split())
+    if not v or not NAME_RE.match(v):
+        raise ValueError("use letters, digits, spaces and . ' - _ only")
+    return v
+
+
+class CredentialsIn(Strict):
+    name: str = Field(min_length=1, max_length=24)
+    password: str = Field(min_length=8, max_length=128, description="8-128 characters")
+
+    _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+
+
+class PasswordChangeIn(Strict):
+    old_password: str = Field(min_length=1, max_length=128)
+    new_password: str = Field(min_length=8, max_length=128)
 
 
 class UserOut(BaseModel):
     id: str
     name: str
     role: str
+    guest: bool | None = None
 
 
 class TokenOut(BaseModel):
@@ -65,3 +79,24 @@ class ErrorOut(BaseModel):
 
 
 ERRORS = {code: {"model": ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422, 429)}
+
+
+class ReportIn(Strict):
+    reason: str = Field(min_length=3, max_length=500)
+
+
+class RoleIn(Strict):
+    role: str = Field(pattern="^(player|organiser|admin)$")
+
+
+class SuspendIn(Strict):
+    reason: str = Field(min_length=3, max_length=500)
+
+
+class FlagIn(Strict):
+    flagged: bool
+    note: str | None = Field(default=None, max_length=2000)
+
+
+class NoteIn(Strict):
+    text: str = Field(min_length=1, max_length=2000)

@@ -12,7 +12,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models import Match, MatchAction, MatchSeat, User
+from app.db.models import Match, MatchAction, MatchSeat, Rating, User
 
 
 def _ts(t: float | None) -> datetime | None:
@@ -69,12 +69,49 @@ async def _write_one(session: AsyncSession, rec: dict) -> None:
                                   user_id=s["user"]["id"] if s["user"] else None,
                                   place=places.get(s["seat"])))
         await session.flush()
+        if h["status"] == "finished" and h.get("result"):
+            await _rate(session, h)
     if rec["kind"] in ("action", "timeout", "resign"):
         stmt = _insert(session, MatchAction).values(
             match_id=h["id"], version=h["version"], seat=rec["seat"], user_id=rec.get("user_id"),
             kind=rec["kind"], payload=rec.get("action"), created_at=_ts(rec["at"]),
         ).on_conflict_do_nothing(index_elements=["match_id", "version"])
         await session.execute(stmt)
+
+
+async def _rate(session: AsyncSession, h: dict) -> None:
+    """Update openskill ratings once per finished match, in the transaction that records the
+    finish. Only matches between accounts (bots included) are rated: a guest has no lasting
+    identity to carry a rating."""
+    from openskill.models import PlackettLuce
+
+    m = await session.get(Match, h["id"])
+    if m is None or m.rated:
+        return
+    m.rated = True
+    places = h["result"].get("places", {})
+    seats = [s for s in h["seats"] if s["user"] and s["seat"] in places]
+    users = [await session.get(User, s["user"]["id"]) for s in seats]
+    if len(seats) < 2 or any(u is None or u.is_guest for u in users):
+        return
+    model = PlackettLuce()
+    now = datetime.now(timezone.utc)
+    rows = []
+    for s in seats:
+        r = await session.get(Rating, (s["user"]["id"], h["game"]))
+        if r is None:
+            r = Rating(user_id=s["user"]["id"], game=h["game"], mu=model.mu, sigma=model.sigma,
+                       matches=0, wins=0, updated_at=now)
+            session.add(r)
+        rows.append(r)
+    teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in rows]
+    new = model.rate(teams, ranks=[places[s["seat"]] for s in seats])
+    draw = bool(h["result"].get("draw"))
+    for r, s, team in zip(rows, seats, new):
+        r.mu, r.sigma = team[0].mu, team[0].sigma
+        r.matches += 1
+        r.wins += int(places[s["seat"]] == 1 and not draw)
+        r.updated_at = now
 
 
 async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None:

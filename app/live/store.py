@@ -102,6 +102,7 @@ def summary(doc: dict) -> dict:
         "started_at": iso(doc.get("started_at")),
         "finished_at": iso(doc.get("finished_at")),
         "result": doc.get("result"),
+        "rematch": doc.get("rematch"),
     }
 
 
@@ -280,6 +281,29 @@ class MatchStore:
             return Change(doc, events, [self._history(doc, "match")])
 
         return (await self.mutate(mid, compute)).doc
+
+    async def rematch(self, mid: str, user: dict) -> dict:
+        """Open a new match with the same game and options and point the old one at it, so
+        the other players' clients (watching the old match) see the offer at once. Offered
+        twice, the first offer stands."""
+        old = await self.load(mid)
+        if old.get("rematch"):
+            return await self.load(old["rematch"])
+        options = {k: v for k, v in old["options"].items()}
+        new = await self.create(old["game"], options, user)
+
+        def compute(doc: dict) -> Change:
+            if doc.get("rematch"):
+                return Change(doc, write=False)
+            doc["rematch"] = new["id"]
+            doc["version"] += 1
+            return Change(doc, [event("rematch", match=new["id"], by=user["name"])], [])
+
+        change = await self.mutate(mid, compute)
+        if change.doc.get("rematch") != new["id"]:  # someone else's offer won the race
+            await self.leave(new["id"], user)
+            return await self.load(change.doc["rematch"])
+        return new
 
     async def start(self, mid: str, user: dict) -> dict:
         def compute(doc: dict) -> Change:

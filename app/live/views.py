@@ -55,4 +55,5 @@ def render(doc: dict, seat: str | None, viewer: str, batches: list[dict]) -> dic
         "deadline": iso(own),
         "deadlines": deadlines,
         "client_seq": doc["cseq"].get(seat, 0) if seat else 0,
+        "rematch": doc.get("rematch"),
     }

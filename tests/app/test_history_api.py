@@ -9,27 +9,29 @@ from games.replay import replay_record
 from tests.app.support import duell_match, play_out, view
 
 
-def fetch_record(client, mid, timeout=15.0):
+def fetch_record(client, mid, player, timeout=15.0):
     end = time.time() + timeout
     while True:
-        r = client.get(f"/api/matches/{mid}/record")
+        r = client.get(f"/api/matches/{mid}/record", headers=player["headers"])
         if r.status_code != 503 or time.time() > end:
             return r
         time.sleep(0.05)
 
 
 def test_record_needs_a_finished_match(client):
-    mid, _ = duell_match(client)
-    r = client.get(f"/api/matches/{mid}/record")
+    mid, p = duell_match(client)
+    r = client.get(f"/api/matches/{mid}/record", headers=p["A"]["headers"])
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_finished"
-    assert client.get("/api/matches/nope/record").json()["error"]["code"] == "not_found"
+    r = client.get("/api/matches/nope/record", headers=p["A"]["headers"])
+    assert r.json()["error"]["code"] == "not_found"
+    assert client.get(f"/api/matches/{mid}/record").status_code == 401
 
 
 def test_finished_match_record_replays(client):
     mid, p = duell_match(client, {"mode": "tenzone", "duels_to_win": 2})
     last = play_out(client, mid, p, seed=3)
     assert last["status"] == "finished" and last["result"]
-    r = fetch_record(client, mid)
+    r = fetch_record(client, mid, p["B"])
     assert r.status_code == 200, r.text
     record = r.json()
     assert record["game"] == "duell" and record["status"] == "finished"
@@ -53,7 +55,7 @@ def test_finished_match_record_replays(client):
 def test_tampered_record_does_not_replay_to_the_same_end(client):
     mid, p = duell_match(client, {"duels_to_win": 1})
     last = play_out(client, mid, p, seed=5)
-    record = fetch_record(client, mid).json()
+    record = fetch_record(client, mid, p["A"]).json()
     game = get_game("duell")
     honest = replay_record(record)
     assert game.result(honest) == last["result"]

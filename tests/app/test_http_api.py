@@ -24,7 +24,7 @@ def test_guest_and_me(client):
     g = guest(client, "  Ann   Lee ")
     assert g["user"]["name"] == "Ann Lee" and g["user"]["role"] == "player"
     me = client.get("/api/me", headers=g["headers"]).json()
-    assert me == g["user"]
+    assert me == {**g["user"], "guest": True}
 
 
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "x" * 25}, {"name": "<script>"},

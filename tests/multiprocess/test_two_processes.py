@@ -70,7 +70,8 @@ def test_match_across_two_processes(db_url, tmp_path):
         with httpx.Client() as http:
             end = time.time() + 20
             while True:
-                r = http.get(p2 + f"/api/matches/{m['id']}/record")
+                r = http.get(p2 + f"/api/matches/{m['id']}/record",
+                             headers={"Authorization": f"Bearer {bob['token']}"})
                 if r.status_code == 200 or time.time() > end:
                     break
                 assert r.status_code == 503, r.text
