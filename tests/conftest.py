@@ -74,3 +74,43 @@ def guest(client, name: str) -> dict:
     body = r.json()
     body["headers"] = {"Authorization": f"Bearer {body['token']}"}
     return body
+
+
+def account(client, name: str, role: str = "player", password: str = "correct horse battery") -> dict:
+    """Register an account; give it ``role`` the way an admin would (SQL and status cache)."""
+    r = client.post("/api/auth/register", json={"name": name, "password": password})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    if role != "player":
+        from app.auth import write_status
+        from app.db import accounts
+
+        svc = client.app.state.services
+
+        async def promote():
+            row = await accounts.update_user(svc.maker, body["user"]["id"], role=role)
+            await write_status(svc, row.id, role, row.suspended, row.token_gen, False)
+
+        client.portal.call(promote)
+        body["user"]["role"] = role
+    body["headers"] = {"Authorization": f"Bearer {body['token']}"}
+    body["password"] = password
+    return body
+
+
+def drain(client) -> None:
+    """Write everything waiting in the outbox to SQL now."""
+    client.portal.call(client.app.state.services.outbox.drain_all)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cheap_password_hashing():
+    """Argon2 still, with small costs: the suite hashes many passwords on a 2-core machine."""
+    from pwdlib import PasswordHash
+    from pwdlib.hashers.argon2 import Argon2Hasher
+
+    import app.auth
+
+    app.auth._hasher = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+    yield
+    app.auth._hasher = None

@@ -1,0 +1,164 @@
+"""Admins review a match exactly as it happened and as each viewer saw it; players report,
+rate, rematch; every admin action is audited."""
+from __future__ import annotations
+
+import json
+import uuid
+
+from games.base import filter_events
+from games.registry import get_game
+from tests.app.support import play_out, view
+from tests.conftest import account, drain
+
+
+def finished_account_match(client, options=None, seed=1):
+    sfx = uuid.uuid4().hex[:6]
+    a, b = account(client, "Aki" + sfx), account(client, "Ben" + sfx)
+    mid = client.post("/api/matches", json={"game": "duell", "options": options or {"duels_to_win": 1}},
+                      headers=a["headers"]).json()["id"]
+    client.post(f"/api/matches/{mid}/join", headers=b["headers"])
+    last = play_out(client, mid, {"A": a, "B": b}, seed=seed)
+    drain(client)
+    return mid, {"A": a, "B": b}, last
+
+
+def test_step_through_as_each_viewer(client):
+    admin = account(client, "Rev" + uuid.uuid4().hex[:6], role="admin")
+    mid, p, last = finished_account_match(client)
+    h = admin["headers"]
+    detail = client.get(f"/api/admin/matches/{mid}", headers=h).json()
+    n = len(detail["record"]["actions"])
+    assert n > 3 and len(detail["log"]["steps"]) == n
+    assert set(detail["log"]["seconds_per_seat"]) == {"A", "B"}
+    game = get_game("duell")
+    # Recompute independently what A saw after each step, and compare with the review API.
+    rec = detail["record"]
+    state = game.setup(rec["options"], ["A", "B"], rec["seed"])
+    for i, a in enumerate(rec["actions"], 1):
+        state, events = game.apply(state, a["seat"], a["action"])
+        if i in (1, n // 2, n):
+            as_a = client.get(f"/api/admin/matches/{mid}/steps/{i}?as=A", headers=h).json()
+            assert as_a["state"] == json.loads(json.dumps(game.view(state, "A")))
+            assert as_a["events"] == json.loads(json.dumps(filter_events(events, "A")))
+            assert as_a["state"]["hands"]["B"] is None
+            omni = client.get(f"/api/admin/matches/{mid}/steps/{i}", headers=h).json()
+            assert omni["state"]["hands"]["B"] is not None and omni["action"]["action"] == a["action"]
+            spec = client.get(f"/api/admin/matches/{mid}/steps/{i}?as=spectator", headers=h).json()
+            assert spec["state"]["hands"] == {"A": None, "B": None} and spec["action"]["action"] is None
+    final = client.get(f"/api/admin/matches/{mid}/steps/{n}?as=B", headers=h).json()
+    assert final["result"] == last["result"]
+    assert final["state"] == view(client, mid, p["B"])["state"]
+    assert client.get(f"/api/admin/matches/{mid}/steps/{n + 1}", headers=h).status_code == 404
+    assert client.get(f"/api/admin/matches/{mid}/steps/1?as=Z", headers=h).status_code == 422
+
+
+def test_exports_flags_notes_and_audit(client):
+    admin = account(client, "Aud" + uuid.uuid4().hex[:6], role="admin")
+    h = admin["headers"]
+    mid, p, last = finished_account_match(client, seed=2)
+    record = client.get(f"/api/admin/matches/{mid}/export.json", headers=h).json()
+    from games.replay import replay_record
+
+    assert get_game("duell").result(replay_record(record)) == last["result"]
+    text = client.get(f"/api/admin/matches/{mid}/export.txt", headers=h)
+    assert text.headers["content-type"].startswith("text/plain")
+    body = text.text
+    assert p["A"]["user"]["name"] in body and "Result:" in body
+    assert body.count("\n") >= len(record["actions"]) + 5
+    assert client.post(f"/api/admin/matches/{mid}/flag", json={"flagged": True, "note": "odd timing"},
+                       headers=h).json() == {"flagged": True}
+    client.post(f"/api/admin/matches/{mid}/notes", json={"text": "looked fine"}, headers=h)
+    detail = client.get(f"/api/admin/matches/{mid}", headers=h).json()
+    assert detail["flagged"] is True
+    assert [n["text"] for n in detail["notes"]] == ["odd timing", "looked fine"]
+    flagged = client.get("/api/admin/matches?flagged=true", headers=h).json()
+    assert mid in [m["id"] for m in flagged]
+    actions = [(a["action"], a["target"]) for a in client.get("/api/admin/audit", headers=h).json()]
+    assert ("flag", f"match:{mid}") in actions and ("note", f"match:{mid}") in actions
+    assert ("export", f"match:{mid}") in actions
+
+
+def test_reports_queue(client):
+    admin = account(client, "Que" + uuid.uuid4().hex[:6], role="admin")
+    mid, p, _ = finished_account_match(client, seed=3)
+    outsider = account(client, "Out" + uuid.uuid4().hex[:6])
+    assert client.post(f"/api/matches/{mid}/report", json={"reason": "he stalled"},
+                       headers=outsider["headers"]).status_code == 403
+    assert client.post(f"/api/matches/{mid}/report", json={"reason": "x"},
+                       headers=p["A"]["headers"]).status_code == 422
+    rep = client.post(f"/api/matches/{mid}/report", json={"reason": "he stalled every turn"},
+                      headers=p["A"]["headers"]).json()
+    queue = client.get("/api/admin/reports", headers=admin["headers"]).json()
+    assert rep["id"] in [r["id"] for r in queue]
+    reported = client.get("/api/admin/matches?reported=true", headers=admin["headers"]).json()
+    assert mid in [m["id"] for m in reported]
+    client.post(f"/api/admin/reports/{rep['id']}/resolve", headers=admin["headers"])
+    assert rep["id"] not in [r["id"] for r in client.get("/api/admin/reports", headers=admin["headers"]).json()]
+
+
+def test_search_filters(client):
+    admin = account(client, "Sea" + uuid.uuid4().hex[:6], role="admin")
+    h = admin["headers"]
+    mid, p, _ = finished_account_match(client, seed=4)
+    name = p["A"]["user"]["name"]
+    by_player = client.get(f"/api/admin/matches?player={name}", headers=h).json()
+    assert [m["id"] for m in by_player] == [mid]
+    assert mid in [m["id"] for m in client.get("/api/admin/matches?game=duell&status=finished", headers=h).json()]
+    assert mid not in [m["id"] for m in client.get("/api/admin/matches?game=combat", headers=h).json()]
+    assert mid not in [m["id"] for m in client.get("/api/admin/matches?min_duration=100000", headers=h).json()]
+    assert mid in [m["id"] for m in client.get(f"/api/admin/matches?player={name}&max_duration=100000", headers=h).json()]
+    assert client.get("/api/admin/matches?since=not-a-date", headers=h).status_code == 422
+
+
+def test_ratings_history_and_leaderboard(client):
+    mid, p, last = finished_account_match(client, seed=5)
+    winner = last["result"]["winner"]
+    assert winner in ("A", "B")  # a Duell match always ends with a winner (drawn duels replay)
+    loser = "B" if winner == "A" else "A"
+    pw, pl = p[winner]["user"]["id"], p[loser]["user"]["id"]
+    rw = client.get(f"/api/users/{pw}").json()["ratings"]
+    rl = client.get(f"/api/users/{pl}").json()["ratings"]
+    assert rw[0]["game"] == "duell" and rw[0]["matches"] == 1 and rw[0]["wins"] == 1
+    assert rw[0]["mu"] > 25 > rl[0]["mu"] and rl[0]["wins"] == 0
+    board = client.get("/api/leaderboard/duell").json()
+    ids = [row["user"]["id"] for row in board]
+    assert ids.index(pw) < ids.index(pl)
+    wins = client.get(f"/api/users/{pw}/matches?result=win").json()
+    assert [m["id"] for m in wins] == [mid]
+    assert client.get(f"/api/users/{pl}/matches?result=win").json() == []
+    opp = p[loser]["user"]["name"]
+    assert [m["id"] for m in client.get(f"/api/users/{pw}/matches?opponent={opp}").json()] == [mid]
+    assert client.get(f"/api/users/{pw}/matches?game=combat").json() == []
+    # Replaying the same history again does not rate twice.
+    svc = client.app.state.services
+    from app.db import history
+
+    record = client.portal.call(history.match_record, svc.maker, mid)
+    again = {"kind": "match", "at": 0, "match": {**record, "host": None, "steps": 0,
+             "created_at": 0, "started_at": 0, "finished_at": 0, "version": record["version"] + 1}}
+    client.portal.call(history.write_batch, svc.maker, [again])
+    assert client.get(f"/api/users/{pw}").json()["ratings"][0]["matches"] == 1
+
+
+def test_guests_are_not_rated(client):
+    from tests.app.support import duell_match
+
+    mid, p = duell_match(client, {"duels_to_win": 1})
+    play_out(client, mid, p, seed=6)
+    drain(client)
+    assert client.get(f"/api/users/{p['A']['user']['id']}").json()["ratings"] == []
+
+
+def test_rematch_invites_the_other_player(client):
+    mid, p, _ = finished_account_match(client, seed=7)
+    with client.websocket_connect(f"/ws/matches/{mid}?token={p['B']['token']}") as wb:
+        wb.receive_json()
+        new = client.post(f"/api/matches/{mid}/rematch", headers=p["A"]["headers"]).json()
+        offer = wb.receive_json()
+        assert offer["type"] == "view" and offer["rematch"] == new["id"]
+        assert any(e["type"] == "rematch" for e in offer["events"])
+    assert new["status"] == "open" and new["seats"][0]["user"]["id"] == p["A"]["user"]["id"]
+    # Offered twice (by the other player too): the same new match.
+    assert client.post(f"/api/matches/{mid}/rematch", headers=p["B"]["headers"]).json()["id"] == new["id"]
+    joined = client.post(f"/api/matches/{new['id']}/join", headers=p["B"]["headers"]).json()
+    assert joined["status"] == "live"
