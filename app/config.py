@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     outbox_batch: int = 200
     allowed_origins: list[str] = Field(default_factory=list)
     instance_name: str = "app"
+    log_level: str = "INFO"
+    # One JSON object per line (for log collectors); false for plain text while developing.
+    log_json: bool = True
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import errors
+from app import errors, logs
 from app.api import admin, auth, decks, games, health, matches, players
 from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
@@ -125,5 +125,6 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
     return app
 
 
-logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-app = create_app()
+_settings = get_settings()
+logs.setup(_settings.log_level, _settings.log_json)
+app = create_app(_settings)

@@ -14,6 +14,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from app.auth import User, authenticate
+from app import logs
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
@@ -98,6 +99,8 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
         await fail(e.code, e.message)
         return
 
+    logs.match_id_var.set(match_id)
+    logs.user_id_var.set(user.id if user else None)
     conn = Conn(ws, match_id, user.id if user else None)
     await svc.hub.add(conn)
     bucket = TokenBucket(settings.ws_rate_per_second, settings.ws_burst)

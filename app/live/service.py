@@ -6,20 +6,28 @@ from __future__ import annotations
 
 import time
 
+import logging
+
+from app import logs
 from app.auth import User
 from app.errors import ApiError
 from app.live import metrics
 from app.live.store import Change
 from app.live.views import render, viewer_for
 
+log = logging.getLogger("duelhall.actions")
+
 
 async def perform(svc, match_id: str, user: User, action, client_seq: int | None = None,
                   version: int | None = None) -> Change:
     t0 = time.perf_counter()
+    logs.match_id_var.set(match_id)
+    logs.user_id_var.set(user.id)
     try:
         change = await svc.store.act(match_id, user.id, action, client_seq, version)
     except ApiError as e:
         metrics.ERRORS.labels(e.code).inc()
+        log.info("action refused", extra={"code": e.code})
         raise
     if change.write:
         metrics.ACTIONS.labels(change.doc["game"]).inc()
