@@ -27,6 +27,7 @@ class Services:
     maker: async_sessionmaker
     outbox: OutboxWorker
     tasks: list[asyncio.Task] = field(default_factory=list)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     @classmethod
     def build(cls, settings: Settings) -> "Services":
@@ -45,11 +46,13 @@ class Services:
         await self.outbox.ensure_group()
         await self.hub.start()
         if self.settings.run_workers:
-            self.tasks.append(asyncio.create_task(self.outbox.run(), name="outbox"))
+            self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))
             self.tasks.append(asyncio.create_task(
-                clocks.run(self.store, self.hub, self.settings.clock_poll_seconds), name="clocks"))
+                clocks.run(self.store, self.hub, self.settings.clock_poll_seconds, self.stopping),
+                name="clocks"))
 
     async def stop(self) -> None:
+        self.stopping.set()
         for t in self.tasks:
             t.cancel()
         if self.tasks:

@@ -31,8 +31,9 @@ async def fire_due(store: MatchStore, hub=None, limit: int = 100) -> int:
     return fired
 
 
-async def run(store: MatchStore, hub, poll_seconds: float) -> None:
-    while True:
+async def run(store: MatchStore, hub, poll_seconds: float, stop: asyncio.Event | None = None) -> None:
+    stop = stop or asyncio.Event()
+    while not stop.is_set():
         try:
             await fire_due(store, hub)
         except asyncio.CancelledError:

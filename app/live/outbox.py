@@ -89,9 +89,12 @@ class OutboxWorker:
     async def lag(self) -> int:
         return int(await self.r.xlen(self.stream))
 
-    async def run(self) -> None:
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Drain until ``stop`` is set. The flag, not only cancellation, ends the loop: a
+        cancellation that lands inside a client library's own timeout can be swallowed."""
+        stop = stop or asyncio.Event()
         backoff = 0.5
-        while True:
+        while not stop.is_set():
             try:
                 n = await self.drain_once()
                 metrics.OUTBOX_LAG.set(await self.lag())
