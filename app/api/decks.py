@@ -18,7 +18,6 @@ from app.auth import User, current_user
 from app.db import decks as db
 from app.errors import ApiError
 from app.services import Services, get_services
-from games.parbaj import rules as R
 from games.parbaj.cardpool import POOL, card_text
 from games.parbaj.decks import DeckTextError, Problem, deck_from_text, deck_to_text, sort_key, validate_deck
 
