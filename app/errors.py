@@ -23,6 +23,7 @@ STATUS = {
     "match_over": 409,
     "match_not_open": 409,
     "match_full": 409,
+    "table_not_full": 409,
     "already_seated": 409,
     "not_finished": 409,
     "too_large": 413,

@@ -214,6 +214,8 @@ class MatchStore:
             "status": "open",
             "version": 1,
             "options": options,
+            # As asked for, before the engine fills in table-size defaults (for rematches).
+            "requested_options": options,
             # 63 bits so it fits a signed BIGINT in SQL.
             "seed": secrets.randbits(63),
             "seats": [{"seat": "A", "user": user}],
@@ -289,8 +291,7 @@ class MatchStore:
         old = await self.load(mid)
         if old.get("rematch"):
             return await self.load(old["rematch"])
-        options = {k: v for k, v in old["options"].items()}
-        new = await self.create(old["game"], options, user)
+        new = await self.create(old["game"], dict(old.get("requested_options", old["options"])), user)
 
         def compute(doc: dict) -> Change:
             if doc.get("rematch"):
@@ -311,6 +312,9 @@ class MatchStore:
                 raise ApiError("forbidden", "Only the host can start the match.")
             if doc["status"] != "open":
                 raise ApiError("match_not_open", "This match has already started.")
+            if doc["fixed_seats"]:
+                raise ApiError("table_not_full", f"This table starts by itself when all "
+                               f"{doc['fixed_seats']} seats are taken.")
             game = get_game(doc["game"])
             if len(doc["seats"]) < game.min_players:
                 raise ApiError(

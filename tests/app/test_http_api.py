@@ -187,3 +187,26 @@ def test_unknown_path_and_method_are_json_errors(client):
     error(client.get("/api/nowhere"), 404, "not_found")
     r = client.delete("/api/games")
     assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_group_tables_for_combat(client):
+    host, b, c = guest(client, "Host"), guest(client, "Bea"), guest(client, "Cid")
+    fixed = client.post("/api/matches", json={"game": "combat", "options": {"seats": 3}},
+                        headers=host["headers"]).json()
+    assert fixed["max_players"] == 3
+    client.post(f"/api/matches/{fixed['id']}/join", headers=b["headers"])
+    error(client.post(f"/api/matches/{fixed['id']}/start", headers=host["headers"]), 409, "table_not_full")
+    assert client.post(f"/api/matches/{fixed['id']}/join", headers=c["headers"]).json()["status"] == "live"
+
+    open_table = client.post("/api/matches", json={"game": "combat"}, headers=host["headers"]).json()
+    assert open_table["max_players"] == 6
+    error(client.post(f"/api/matches/{open_table['id']}/start", headers=host["headers"]), 422, "illegal_action")
+    client.post(f"/api/matches/{open_table['id']}/join", headers=b["headers"])
+    client.post(f"/api/matches/{open_table['id']}/join", headers=c["headers"])
+    left = client.post(f"/api/matches/{open_table['id']}/leave", headers=b["headers"]).json()
+    assert [s["user"]["name"] for s in left["seats"]] == ["Host", "Cid"]
+    assert [s["seat"] for s in left["seats"]] == ["A", "B"]
+    started = client.post(f"/api/matches/{open_table['id']}/start", headers=host["headers"]).json()
+    assert started["status"] == "live" and started["options"]["decks"] == 1
+    v = client.get(f"/api/matches/{open_table['id']}/view", headers=c["headers"]).json()
+    assert v["seat"] == "B" and sorted(v["pending"]) == ["A", "B"]
