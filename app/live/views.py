@@ -36,7 +36,7 @@ def render(doc: dict, seat: str | None, viewer: str, batches: list[dict]) -> dic
         game_view = game.view(state, viewer)
     deadlines = {s: iso(t) for s, t in sorted(doc["deadlines"].items())}
     own = doc["deadlines"].get(seat) if seat else None
-    if own is None and doc["deadlines"]:
+    if own is None and not seat and doc["deadlines"]:
         own = min(doc["deadlines"].values())
     return {
         "match": doc["id"],
