@@ -65,7 +65,9 @@ OPTIONS = (
         "Surrender ending only: after this many battles the game ends, ranked by cards held.",
         1, 10000,
     ),
-    CLOCK_OPTION,
+    # A seat that walks away must not stall the table: the clock fights for it by default.
+    Option("clock_seconds", int, 30, "Seconds to confirm a fight; null for no clock.", 5, 3600,
+           nullable=True),
     MAX_TIMEOUTS_OPTION,
 )
 

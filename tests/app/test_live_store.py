@@ -204,3 +204,23 @@ async def test_history_survives_sql_outage_and_replays(stores, settings, tmp_pat
     again = await history.match_record(up, doc["id"])
     assert again["actions"] == record["actions"] and again["status"] == "finished"
     await engine.dispose()
+
+
+async def test_combat_clock_plays_for_a_seat_that_left(stores, fake_clock):
+    store = stores[0]
+    cy = {"id": "u_cy", "name": "Cy"}
+    doc = await store.create("combat", {"seats": 3}, ANN)
+    await store.join(doc["id"], BOB)
+    doc = await store.join(doc["id"], cy)
+    assert doc["status"] == "live" and doc["options"]["clock_seconds"] == 30
+    game = get_game("combat")
+    # Ann and Bob fight; Cy has walked away.
+    for user in (ANN, BOB):
+        doc = (await store.act(doc["id"], user["id"], {"type": "fight"})).doc
+    assert sorted(game.pending(doc["state"])) == ["C"]
+    fake_clock["t"] += 31
+    change = await store.fire_timeouts(doc["id"])
+    assert change.write and any(e["type"] == "timeout" and e["seat"] == "C" for e in change.events)
+    after = await store.load(doc["id"])
+    assert after["version"] > doc["version"] and after["status"] == "live"
+    assert "C" in game.pending(after["state"])  # the next battle waits for everyone again

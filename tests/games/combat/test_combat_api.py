@@ -19,7 +19,10 @@ def test_declaration():
     names = [o.name for o in GAME.options]
     assert names == ["seats", "decks", "variant", "advanced_cards", "ending", "max_battles",
                      "clock_seconds", "max_timeouts"]
-    assert CLOCK_OPTION in GAME.options and MAX_TIMEOUTS_OPTION in GAME.options
+    assert MAX_TIMEOUTS_OPTION in GAME.options
+    # The clock runs by default, so a seat that leaves keeps being played.
+    clock = GAME.options_schema()["properties"]["clock_seconds"]
+    assert clock["default"] == 30 and clock["minimum"] == CLOCK_OPTION.minimum
     schema = GAME.options_schema()["properties"]
     assert schema["variant"]["enum"] == ["basic", "extra", "advanced", "versus", "multiply"]
     assert schema["ending"]["enum"] == ["prisoners", "surrender"]
