@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     token_ttl_seconds: int = 7 * 24 * 3600
     # Key prefix in Redis, so tests and several deployments can share one server.
     redis_prefix: str = "dh:"
+    redis_max_connections: int = 512
     max_message_bytes: int = 64 * 1024
     # Websocket rate limit: a token bucket per socket.
     ws_rate_per_second: float = 20.0

@@ -24,6 +24,8 @@ STATUS = {
     "match_not_open": 409,
     "match_full": 409,
     "table_not_full": 409,
+    "client_seq_reused": 409,
+    "wrong_password": 403,
     "already_seated": 409,
     "not_finished": 409,
     "too_large": 413,

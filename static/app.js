@@ -2,6 +2,10 @@
 //
 // Routes:  #/            lobby (asks for a name first when there is no valid token)
 //          #/match/<id>  match screen: waiting room while open, then the game's board
+//          #/decks       Párbaj deck builder (static/parbaj_decks.js)
+//          #/users/<id>  player profile; #/leaderboard/<game>  leaderboards (static/profile.js)
+//          #/admin, #/admin/match/<id>, #/admin/reports|users|audit  admin pages (static/admin.js)
+// Accounts (log in, register, account menu, rematch/report after a match): static/account.js.
 // Every user-facing string goes through t() (static/i18n/<lang>/core.json).
 
 import { api, getToken, setToken, clearToken, onUnauthorized } from './api.js';
@@ -17,6 +21,9 @@ import {
 } from './i18n.js';
 import { MatchSocket } from './ws.js';
 import { loadBoard } from './games/index.js';
+import { signInPanel, headerLinks, accountMenu, postMatch, isGuest } from './account.js';
+import { profileScreen, leaderboardScreen } from './profile.js';
+import { adminScreen } from './admin.js';
 
 const NAME_KEY = 'duelhall.name';
 const GAME_KEY = 'duelhall.lastGame';
@@ -233,6 +240,29 @@ async function ensureGames() {
   return app.games;
 }
 
+// What the account, profile and admin screens (account.js, profile.js, admin.js) get from here.
+const shell = {
+  h,
+  t,
+  errorText,
+  toast,
+  me: () => app.me,
+  lang: () => getLanguage(),
+  ensureGames: () => ensureGames().catch(() => []),
+  gameName: (id) => gameName(id),
+  render: () => render(),
+  signIn(token, user) {
+    setToken(token);
+    app.me = user;
+    render();
+  },
+  signOut() {
+    clearToken();
+    app.me = null;
+    render();
+  },
+};
+
 // ---------------------------------------------------------------------------------------------
 // Header (brand, user, language picker)
 // ---------------------------------------------------------------------------------------------
@@ -252,11 +282,15 @@ function renderHeader() {
         'div',
         { class: 'user-chip' },
         h('span', { class: 'user-name', id: 'user-name' }, t('header.signed_in', { name: app.me.name })),
-        h(
-          'button',
-          { type: 'button', class: 'btn btn-link', id: 'change-name', onclick: changeName },
-          t('header.change_name'),
-        ),
+        h('a', { class: 'btn btn-link', id: 'decks-link', href: '#/decks' }, t('header.decks')),
+        ...headerLinks(shell),
+        isGuest(app.me)
+          ? h(
+              'button',
+              { type: 'button', class: 'btn btn-link', id: 'change-name', onclick: changeName },
+              t('header.change_name'),
+            )
+          : accountMenu(shell),
       )
     : null;
   header.replaceChildren(
@@ -304,6 +338,16 @@ function parseHash() {
   const path = raw.split('?')[0];
   const m = path.match(/^\/?match\/([^/]+)\/?$/);
   if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
+  if (/^\/?decks\/?$/.test(path)) return { name: 'decks' };
+  const u = path.match(/^\/?users\/([^/]+)\/?$/);
+  if (u) return { name: 'profile', id: decodeURIComponent(u[1]) };
+  const lb = path.match(/^\/?leaderboard(?:\/([^/]+))?\/?$/);
+  if (lb) return { name: 'leaderboard', game: lb[1] ? decodeURIComponent(lb[1]) : null };
+  const adm = path.match(/^\/?admin(?:\/(reports|users|audit|match\/([^/]+)))?\/?$/);
+  if (adm) {
+    const section = adm[2] ? 'match' : adm[1] || 'matches';
+    return { name: 'admin', section, id: adm[2] ? decodeURIComponent(adm[2]) : null };
+  }
   return { name: 'lobby' };
 }
 
@@ -326,8 +370,17 @@ function render({ focus = true } = {}) {
   const route = parseHash();
   if (!app.me) {
     app.screen = nameScreen(main);
+    signInPanel(main, shell);
+  } else if (route.name === 'profile') {
+    app.screen = profileScreen(main, shell, route.id);
+  } else if (route.name === 'leaderboard') {
+    app.screen = leaderboardScreen(main, shell, route.game);
+  } else if (route.name === 'admin') {
+    app.screen = adminScreen(main, shell, route);
   } else if (route.name === 'match') {
     app.screen = matchScreen(main, route.id);
+  } else if (route.name === 'decks') {
+    app.screen = decksScreen(main);
   } else {
     app.screen = lobbyScreen(main);
   }
@@ -596,6 +649,7 @@ function lobbyScreen(main) {
         { class: 'lobby-head' },
         h('h1', { id: 'lobby-title' }, t('lobby.title')),
         h('p', { class: 'lead' }, t('lobby.intro')),
+        h('p', {}, h('a', { href: '#/decks', id: 'lobby-decks-link' }, t('lobby.decks_link'))),
         h('p', { id: 'error-message', class: 'error', role: 'alert', hidden: true }),
       ),
       h(
@@ -874,6 +928,37 @@ function lobbyScreen(main) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Screen: Párbaj deck builder (its own module, loaded on first visit)
+// ---------------------------------------------------------------------------------------------
+function decksScreen(main) {
+  let page = null;
+  let gone = false;
+  main.append(h('p', { class: 'muted loading' }, t('common.loading')));
+  Promise.all([import('./parbaj_decks.js'), ensureNamespace('parbaj')])
+    .then(([mod]) => {
+      if (gone) return;
+      main.replaceChildren();
+      page = mod.mount(main, { t: translatorFor('parbaj'), lang: getLanguage() });
+      const heading = main.querySelector('h1');
+      const active = document.activeElement;
+      if (heading && (!active || active === document.body || !document.contains(active))) {
+        heading.setAttribute('tabindex', '-1');
+        heading.focus({ preventScroll: true });
+      }
+    })
+    .catch((err) => {
+      console.error(err);
+      if (!gone) main.replaceChildren(h('p', { class: 'error', role: 'alert' }, t('error.generic')));
+    });
+  return {
+    destroy() {
+      gone = true;
+      page?.destroy();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Screen 3: match
 // ---------------------------------------------------------------------------------------------
 function formatClock(ms) {
@@ -919,6 +1004,7 @@ function matchScreen(main, matchId) {
     starting: false,
     resignConfirm: false,
     unsubs: [],
+    post: postMatch(shell, matchId), // rematch / play again / report, once finished
   };
 
   // ---- skeleton -----------------------------------------------------------------------------
@@ -945,6 +1031,7 @@ function matchScreen(main, matchId) {
           els.title,
           els.conn,
           els.result,
+          m.post.el,
           els.error,
           els.turn,
         ),
@@ -1091,6 +1178,7 @@ function matchScreen(main, matchId) {
   function renderResult() {
     const s = status();
     const r = m.view?.result || m.summary?.result || null;
+    m.post.update({ view: m.view, summary: m.summary, seat: seat() });
     if (s === 'aborted' && !r) {
       els.result.hidden = false;
       els.result.className = 'result-banner result-other';
@@ -1229,7 +1317,9 @@ function matchScreen(main, matchId) {
     const host = hostOf(sm);
     const isHost = !!(host && app.me && host.id === app.me.id);
     const canJoin = sm.status === 'open' && !me && filled < total;
-    const rangeGame = info ? info.min_players < info.max_players : false;
+    // A table whose size was chosen (options.seats) starts by itself when full: no Start.
+    const fixedTable = Number.isInteger(sm.options?.seats);
+    const rangeGame = info ? info.min_players < info.max_players && !fixedTable : false;
     const minPlayers = info ? info.min_players : total;
 
     const linkId = 'invite-link';
@@ -1412,6 +1502,9 @@ function matchScreen(main, matchId) {
     m.summary = sm;
     if (first && sm.game) {
       ensureNamespace(sm.game).then(() => {
+        // The result's reason may be worded by the game's catalogue (e.g. combat's
+        // reason.cards_out): say it now that the strings are in.
+        if (!m.destroyed) renderResult();
         if (!m.destroyed && m.view && m.board) {
           // Strings of the game's namespace just arrived: redraw the board with them.
           m.board.update(m.view);
@@ -1638,6 +1731,7 @@ function matchScreen(main, matchId) {
     },
     destroy() {
       m.destroyed = true;
+      m.post.destroy();
       if (window.duelhall?.matchId === m.id) delete window.duelhall;
       stopPolling();
       clearInterval(m.clockTimer);
@@ -1668,7 +1762,9 @@ async function boot() {
         app.me = await api.me();
         break;
       } catch (err) {
-        if (err?.status === 401) {
+        if (err?.status === 401 || err?.code === 'suspended') {
+          // A suspended account's token is dropped too: the sign-in screen then says why.
+          if (err?.code === 'suspended') clearToken();
           app.me = null;
           break;
         }

@@ -83,7 +83,8 @@ async def change_password(body: PasswordChangeIn, user: User = Depends(current_u
         raise ApiError("forbidden", "Guests have no password; register an account first.")
     row = await accounts.by_id(svc.maker, user.id)
     if row is None or not await verify_password(body.old_password, row.password_hash):
-        raise ApiError("unauthorized", "Your current password is wrong.")
+        # Not 401: the caller's session is fine, only the password they typed is not.
+        raise ApiError("wrong_password", "Your current password is wrong.")
     gen = row.token_gen + 1
     await accounts.update_user(svc.maker, user.id, password_hash=await hash_password(body.new_password),
                                token_gen=gen)

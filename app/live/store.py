@@ -31,6 +31,8 @@ from games.registry import get_game
 # Events kept per match for resuming clients; older ones are in SQL history.
 EVENTS_KEPT = 100
 MAX_CAS_RETRIES = 100
+# Per seat, the last actions with their client_seq: enough to tell a retry from a reuse.
+RECENT_ACTIONS_KEPT = 8
 
 
 def now() -> float:
@@ -355,7 +357,14 @@ class MatchStore:
             if seat is None:
                 raise ApiError("forbidden", "You do not have a seat in this match.")
             if client_seq is not None and client_seq <= doc["cseq"].get(seat, 0):
-                # Already applied (a retry after a dropped connection): acknowledge, don't redo.
+                # Already used. The same action again is a retry after a dropped connection:
+                # acknowledge without redoing it. A different action under a used number (a
+                # second tab that had not seen the first one's move) is refused, not dropped.
+                sent = dict((k, a) for k, a in doc.get("recent", {}).get(seat, []))
+                if sent.get(client_seq, action) != action:
+                    raise ApiError("client_seq_reused",
+                                   "That move number was already used for another move (from "
+                                   "another tab?); look at the match again and retry.")
                 return Change(doc, duplicate=True, write=False)
             if doc["status"] == "open":
                 raise ApiError("not_your_turn", "The match has not started yet.")
@@ -409,6 +418,9 @@ class MatchStore:
         doc["steps"] += 1
         if client_seq is not None:
             doc["cseq"][seat] = client_seq
+            recent = doc.setdefault("recent", {}).setdefault(seat, [])
+            recent.append([client_seq, action])
+            del recent[:-RECENT_ACTIONS_KEPT]
         result = game.result(state)
         if result is not None:
             doc["status"] = "finished"

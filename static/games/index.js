@@ -1,6 +1,10 @@
 // Game id -> board module. A board module exports
 //   mount(el, ctx) -> {update(viewDoc), destroy()}
 // with ctx = {t(key, params), act(action) -> Promise, seat, matchId, lang}.
+// The admins' review (static/admin.js) mounts the same modules read-only with ctx.review = true,
+// ctx.matchId = null (a board must not fetch anything of the match itself then) and
+// ctx.act rejecting with {code: "read_only"}; its view documents carry the viewer's events of
+// the steps up to the one shown (the last 64 at most), each tagged with its step's version.
 // A game without a module here, or whose module fails to load or has no mount(), gets the
 // generic board (generic.js): the JSON state and one button per legal action.
 //

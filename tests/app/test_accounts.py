@@ -75,7 +75,8 @@ def test_logout_revokes_only_that_token(client):
 def test_change_password_signs_out_other_sessions(client):
     acc = account(client, "Ola")
     err(client.post("/api/auth/password", json={"old_password": "not it at all", "new_password": "new password 1"},
-                    headers=acc["headers"]), 401, "unauthorized")
+                    headers=acc["headers"]), 403, "wrong_password")
+    assert client.get("/api/me", headers=acc["headers"]).status_code == 200  # still signed in
     r = client.post("/api/auth/password", json={"old_password": acc["password"], "new_password": "new password 1"},
                     headers=acc["headers"])
     assert r.status_code == 200

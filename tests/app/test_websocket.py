@@ -156,3 +156,21 @@ def test_fatal_errors_close_the_socket(client, token):
         assert err["type"] == "error" and err["code"] == ("unauthorized" if token else "not_found")
         with pytest.raises(WebSocketDisconnect):
             ws.receive_json()
+
+
+def test_a_reused_client_seq_with_another_action_is_refused_not_dropped(client):
+    mid, p = duell_match(client)
+    mover = view(client, mid, p["A"])["pending"][0]
+    with connect(client, mid, p[mover]) as tab1, connect(client, mid, p[mover]) as tab2:
+        v = tab1.receive_json()
+        tab2.receive_json()
+        legal = v["legal"]
+        tab1.send_json({"type": "action", "action": legal[0], "client_seq": 1})
+        recv_until(tab1, "ack")
+        # The second tab has not seen that move and numbers its own move 1 too.
+        tab2.send_json({"type": "action", "action": legal[1], "client_seq": 1})
+        err, _ = recv_until(tab2, "error")
+        assert err["code"] == "client_seq_reused" and err["client_seq"] == 1
+        # The first tab's retry of its own move is still a harmless duplicate.
+        tab1.send_json({"type": "action", "action": legal[0], "client_seq": 1})
+        assert recv_until(tab1, "ack")[0]["duplicate"] is True
