@@ -57,19 +57,33 @@ def _ts(iso: str | None) -> datetime | None:
 
 
 def action_log(record: dict) -> dict:
-    """Every step with its time and how long the acting seat took since the previous step;
-    totals per seat."""
-    rows, totals = [], {s["seat"]: 0.0 for s in record["seats"]}
-    prev = _ts(record.get("started_at"))
+    """Every step with its time and how long the acting seat took: from the moment that seat
+    became pending (not from the previous step, which in a simultaneous decision was the
+    other seat's); totals per seat. The pending sets come from re-running the record."""
+    game = get_game(record["game"])
+    seats = [s["seat"] for s in record["seats"]]
+    state = game.setup(record["options"], seats, record["seed"])
+    start = _ts(record.get("started_at"))
+    pending_since = {seat: start for seat in game.pending(state)}
+    rows, totals = [], {seat: 0.0 for seat in seats}
     for i, a in enumerate(record["actions"], 1):
         at = _ts(a["at"])
-        took = (at - prev).total_seconds() if at and prev else None
+        since = pending_since.get(a["seat"])
+        took = (at - since).total_seconds() if at and since else None
         if took is not None and a["kind"] != "timeout":
             totals[a["seat"]] = totals.get(a["seat"], 0.0) + took
         rows.append({"step": i, "version": a["version"], "seat": a["seat"], "kind": a["kind"],
                      "action": a["action"], "at": a["at"],
                      "seconds": round(took, 3) if took is not None else None})
-        prev = at or prev
+        if a["kind"] == "timeout":
+            state, _ = game.timeout(state, a["seat"])
+        else:
+            state, _ = game.apply(state, a["seat"], a["action"])
+        now_pending = game.pending(state)
+        # A seat that keeps waiting keeps its start; one that just acted and is asked again
+        # starts now.
+        pending_since = {seat: (pending_since[seat] if seat in pending_since and seat != a["seat"]
+                                else at) for seat in now_pending}
     return {"steps": rows, "seconds_per_seat": {k: round(v, 3) for k, v in totals.items()}}
 
 

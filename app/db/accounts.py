@@ -16,6 +16,20 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def _like(text: str) -> str:
+    """A LIKE pattern matching ``text`` literally (names may contain _)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _utc(d: datetime | None) -> datetime | None:
+    """Compare instants in UTC (SQLite stores naive UTC)."""
+    if d is None:
+        return None
+    if d.tzinfo is None:
+        return d.replace(tzinfo=timezone.utc)
+    return d.astimezone(timezone.utc)
+
+
 class NameTaken(Exception):
     pass
 
@@ -74,7 +88,7 @@ async def search_users(maker: async_sessionmaker, q: str | None, limit: int = 50
     async with maker() as session:
         stmt = select(User).order_by(User.created_at.desc()).limit(limit)
         if q:
-            stmt = stmt.where(or_(User.name.ilike(f"%{q}%"), User.id == q))
+            stmt = stmt.where(or_(User.name.ilike(f"%{_like(q)}%", escape="\\"), User.id == q))
         return [user_dict(u) for u in (await session.execute(stmt)).scalars()]
 
 
@@ -138,7 +152,8 @@ async def user_matches(maker: async_sessionmaker, user_id: str, game: str | None
                               ~Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.place > 1)))
         if opponent:
             opp = select(MatchSeat.match_id).join(User, User.id == MatchSeat.user_id).where(
-                User.name.ilike(opponent), MatchSeat.user_id != user_id)
+                User.name.ilike(_like(opponent), escape="\\"),
+                MatchSeat.user_id != user_id)
             stmt = stmt.where(Match.id.in_(opp))
         out = []
         for m, seat, place in (await session.execute(stmt)).all():
@@ -219,14 +234,14 @@ async def search_matches(maker: async_sessionmaker, *, game=None, player=None, s
         if status:
             conds.append(Match.status == status)
         if since:
-            conds.append(Match.created_at >= since)
+            conds.append(Match.created_at >= _utc(since))
         if until:
-            conds.append(Match.created_at <= until)
+            conds.append(Match.created_at <= _utc(until))
         if flagged is not None:
             conds.append(Match.flagged.is_(flagged))
         if player:
             conds.append(Match.id.in_(select(MatchSeat.match_id).join(User, User.id == MatchSeat.user_id)
-                                      .where(or_(User.name.ilike(player), User.id == player))))
+                                      .where(or_(User.name.ilike(_like(player), escape="\\"), User.id == player))))
         if reported is not None:
             sub = select(Report.match_id)
             conds.append(Match.id.in_(sub) if reported else ~Match.id.in_(sub))

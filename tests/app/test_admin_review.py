@@ -162,3 +162,37 @@ def test_rematch_invites_the_other_player(client):
     assert client.post(f"/api/matches/{mid}/rematch", headers=p["B"]["headers"]).json()["id"] == new["id"]
     joined = client.post(f"/api/matches/{new['id']}/join", headers=p["B"]["headers"]).json()
     assert joined["status"] == "live"
+
+
+def test_search_dates_in_any_offset_and_literal_names(client):
+    from datetime import datetime, timedelta, timezone
+
+    admin = account(client, "Tz" + uuid.uuid4().hex[:6], role="admin")
+    h = admin["headers"]
+    mid, p, _ = finished_account_match(client, seed=8)
+    plus2 = timezone(timedelta(hours=2))
+    before = (datetime.now(timezone.utc) - timedelta(hours=1)).astimezone(plus2).isoformat()
+    after = (datetime.now(timezone.utc) + timedelta(hours=1)).astimezone(plus2).isoformat()
+    q = lambda **kw: [m["id"] for m in client.get("/api/admin/matches", params=kw, headers=h).json()]  # noqa: E731
+    assert mid in q(since=before) and mid not in q(since=after)
+    assert mid in q(until=after) and mid not in q(until=before)
+    name = p["A"]["user"]["name"]
+    assert mid in q(player=name)
+    assert mid not in q(player="_" * len(name)), "underscores are literal, not wildcards"
+
+
+def test_time_taken_counts_from_when_the_seat_was_asked(client):
+    from app.review import action_log
+
+    record = {"game": "duel", "options": {}, "seed": 1, "started_at": "2026-01-01T00:00:00Z",
+              "seats": [{"seat": "A", "user": None}, {"seat": "B", "user": None}],
+              "actions": [
+                  {"version": 2, "seat": "A", "kind": "action", "at": "2026-01-01T00:00:10Z",
+                   "action": {"type": "duellist", "duellist": "ronin"}},
+                  {"version": 3, "seat": "B", "kind": "action", "at": "2026-01-01T00:00:12Z",
+                   "action": {"type": "duellist", "duellist": "brute"}},
+              ]}
+    log = action_log(record)
+    # Both were asked at the start of this simultaneous choice: B took 12 s, not 2.
+    assert [r["seconds"] for r in log["steps"]] == [10.0, 12.0]
+    assert log["seconds_per_seat"] == {"A": 10.0, "B": 12.0}
