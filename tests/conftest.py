@@ -98,9 +98,23 @@ def account(client, name: str, role: str = "player", password: str = "correct ho
     return body
 
 
-def drain(client) -> None:
-    """Write everything waiting in the outbox to SQL now."""
-    client.portal.call(client.app.state.services.outbox.drain_all)
+def drain(client, timeout: float = 15.0) -> None:
+    """Write everything waiting in the outbox to SQL now, and wait until the background
+    writer has committed whatever batch it had in flight (nothing pending, nothing left)."""
+    import time
+
+    from app.live.outbox import GROUP
+
+    svc = client.app.state.services
+    end = time.time() + timeout
+    while True:
+        client.portal.call(svc.outbox.drain_all)
+        pending = client.portal.call(svc.redis.xpending, svc.store.k.outbox, GROUP)
+        left = client.portal.call(svc.redis.xlen, svc.store.k.outbox)
+        if (not pending or not pending.get("pending")) and left == 0:
+            return
+        assert time.time() < end, f"outbox did not drain: {pending} pending, {left} left"
+        time.sleep(0.05)
 
 
 @pytest.fixture(autouse=True, scope="session")
