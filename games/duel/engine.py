@@ -23,8 +23,20 @@ action (see the speed target in docs/dev/engine-brief.md):
 A *record* is one string: salt (32 hex) + commitment (64 hex) + compact value of the choice
 (``brute``; ``high``; ``toward``; ``1``/``0`` for a dodge; ``high/downward_cut,low/wait,...``
 for a plan). ``_choice`` turns it back into the action object the commitment was made over.
+
+Speed (bench/engine.py; bots and the balance lab run millions of decisions): ``Duel``
+overrides the public ``pending``/``legal``/``apply`` of ``games.base.Game`` with equivalent
+versions that do the same checks in the same order without building intermediate dicts; the
+per-slot steps are written out for seats A and B rather than looped or split into helpers (a
+Python call or a small tuple costs more than the work in it); the rule tables are read through
+lookups computed at import; a plan is parsed once (cached by its record); the frequent events are
+copies of templates (a dict copy is cheaper than a literal); the server path (``copy=True``)
+copies the state with a structure-aware copy instead of a pickle round trip. The states, events
+and chance draws are exactly those of the straightforward version.
 """
 from __future__ import annotations
+
+from hashlib import sha256 as _sha256
 
 from games.base import (
     ALL,
@@ -35,16 +47,20 @@ from games.base import (
     Game,
     IllegalAction,
     InvalidOptions,
+    MatchOver,
+    NotYourTurn,
     Option,
     State,
+    clone,
     event,
     rng,
 )
 
 from . import tables as T
-from .commit import canonical_json, commitment_of_json, new_salt
+from .commit import canonical_json, salt_pool
 
 SEATS = ("A", "B")
+_SEAT_SET = frozenset(SEATS)
 OTHER = {"A": "B", "B": "A"}
 IDX = {s: i for i, s in enumerate(T.STANCES)}
 COST = {k: v["cost"] for k, v in T.TECHNIQUES.items()}
@@ -68,6 +84,11 @@ F_OPEN = 64  # nothing of this exchange's plan was hidden by weather from the ot
 F_CUT = 128  # performed a High cut (Downward/Advancing/Mighty) in the previous slot
 F_STIFF = 256  # thrust stiffness for this slot
 SLOT_FLAGS = F_LOCKED | F_REST | F_MISPLAY | F_DODGED | F_STAYED
+_NOT_SLOT = ~SLOT_FLAGS
+_NOT_CUT_STIFF = ~(F_CUT | F_STIFF)
+_NOT_SV_OPEN = ~(F_SV | F_OPEN)
+_IDLE = F_LOCKED | F_REST  # locked or resting: no footwork, no dodge, no technique
+_NO_DODGE = F_LOCKED | F_REST | F_STIFF
 
 
 def _cell(text: str):
@@ -99,15 +120,73 @@ CYCLE_LEN = sum(k for _, k in T.CYCLE)
 X_OFFSET = sum(k for kind, k in T.CYCLE[: [c[0] for c in T.CYCLE].index("X")])
 RAIN_OTHER = {"rain": "fog", "fog": "rain"}
 
+# ---- precomputed lookups for the hot paths ----------------------------------------------------
+# stance -> technique -> "stance/technique" for every well-formed plan slot.
+_SLOT_VALUE = {s: {t: s + "/" + t for t in TECH_STANCE if t == "wait" or TECH_STANCE[t] == s}
+               for s in T.STANCES}
+# Entries of ``legal`` (each call returns fresh copies).
+_dcopy = dict.copy
+_LEGAL_MOVES = tuple({"type": "footwork", "move": m} for m in T.MOVES)
+_LEGAL_RONIN = tuple({"type": "footwork", "move": m} for m in T.RONIN_MOVES)
+_M1, _M0, _M_1, _M2, _M_2 = _LEGAL_RONIN  # legal() builds the footwork lists from these
+assert _LEGAL_MOVES == _LEGAL_RONIN[:3]
+_LEGAL_DODGE = _DODGE_YES, _DODGE_NO = ({"type": "dodge", "dodge": True}, {"type": "dodge", "dodge": False})
+_LEGAL_NO_DODGE = (_DODGE_NO,)
+_LEGAL_PAIRS = tuple(dict(x) for x in PAIRS)
+_LEGAL_PAIRS_OF = {s: tuple(x for x in _LEGAL_PAIRS if x["stance"] == s) for s in T.STANCES}
+# Footwork steps toward the opponent, without and with rain (a non-zero move goes one farther).
+_STEPS_DRY = dict(T.RONIN_MOVES)
+_STEPS_RAIN = {mv: m + (T.RAIN_EXTRA if m > 0 else -T.RAIN_EXTRA) if m else m
+               for mv, m in T.RONIN_MOVES.items()}
+# Technique step without and with rain (0 for no step).
+_TSTEP_DRY = dict(STEP)
+_TSTEP_RAIN = {t: m + (T.RAIN_EXTRA if m > 0 else -T.RAIN_EXTRA) if m else 0 for t, m in STEP.items()}
+_HEAVY_CUTS = frozenset(T.HEAVY_CUTS)
+_THRUSTS = frozenset(T.THRUSTS)
+_HEAVY_OK = frozenset(T.HEAVY_RECOVERY_OK)
+# Weather cycle, one entry per offset: (kind, the sun has switched to the other seat).
+_CYCLE_AT = tuple((kind, kind == "sun" and i >= T.SUN_SWITCH)
+                  for kind, length in T.CYCLE for i in range(length))
+assert len(_CYCLE_AT) == CYCLE_LEN
+
 
 # ------------------------------------------------------------------------------------------
 # Records and choices
 # ------------------------------------------------------------------------------------------
+_PLAN_SLOTS: dict[str, tuple] = {}  # plan value -> ((stance, technique) x3)
+_PLAN_JSON: dict[str, str] = {}  # plan value -> canonical JSON of the plan action
+_PLAN_OF: dict[str, tuple] = {}  # plan record (the string in P[seat]["plan"]) -> _PLAN_SLOTS value
+_CACHE_MAX = 4096  # the caches are cleared when they grow past this (12**3 valid plan values)
+
+
+def _plan_slots(value: str) -> tuple:
+    """((stance, technique), ...) of a plan value, parsed once per distinct value."""
+    r = _PLAN_SLOTS.get(value)
+    if r is None:
+        if len(_PLAN_SLOTS) > _CACHE_MAX:
+            _PLAN_SLOTS.clear()
+        r = _PLAN_SLOTS[value] = tuple(tuple(x.split("/")) for x in value.split(","))
+    return r
+
+
+def _plan_of(rec: str) -> tuple:
+    """_plan_slots of a plan record. Keyed by the record itself: the same string object is read
+    every slot of the exchange, and its hash is computed once."""
+    r = _PLAN_OF.get(rec)
+    if r is None:
+        if len(_PLAN_OF) > _CACHE_MAX:
+            _PLAN_OF.clear()
+        r = _PLAN_OF[rec] = _plan_slots(rec[96:])
+    return r
+
+
 def _choice(kind: str, value: str) -> dict:
     """The action object a compact value stands for (what the commitment was made over)."""
     if kind == "plan":
-        return {"type": "plan", "slots": [
-            {"stance": a, "technique": b} for a, b in (x.split("/") for x in value.split(","))]}
+        (s1, t1), (s2, t2), (s3, t3) = _plan_slots(value)
+        return {"type": "plan", "slots": [{"stance": s1, "technique": t1},
+                                          {"stance": s2, "technique": t2},
+                                          {"stance": s3, "technique": t3}]}
     if kind == "dodge":
         return {"type": "dodge", "dodge": value == "1"}
     return {"type": kind, FIELD[kind]: value}
@@ -116,9 +195,15 @@ def _choice(kind: str, value: str) -> dict:
 def _choice_json(kind: str, value: str) -> str:
     """canonical_json(_choice(kind, value)), built directly (values never need escaping)."""
     if kind == "plan":
-        slots = ",".join('{"stance":"%s","technique":"%s"}' % tuple(x.split("/"))
-                         for x in value.split(","))
-        return '{"slots":[%s],"type":"plan"}' % slots
+        j = _PLAN_JSON.get(value)
+        if j is None:
+            slots = ",".join('{"stance":"%s","technique":"%s"}' % tuple(x.split("/"))
+                             for x in value.split(","))
+            j = '{"slots":[%s],"type":"plan"}' % slots
+            if len(_PLAN_JSON) > _CACHE_MAX:
+                _PLAN_JSON.clear()
+            _PLAN_JSON[value] = j
+        return j
     return _SMALL_JSON[kind, value]
 
 
@@ -128,11 +213,24 @@ _SMALL_JSON = {
                          ("footwork", T.RONIN_MOVES), ("dodge", ("0", "1")))
     for v in values
 }
-
-
-def _plan_slot(rec: str, xs: int) -> list[str]:
-    """[stance, technique] of slot ``xs`` (1-based) of a plan record."""
-    return rec[96:].split(",")[xs - 1].split("/")
+# move -> ":" + canonical JSON of the footwork action (what follows the salt in the hash).
+_MOVE_JSON = {m: ":" + _SMALL_JSON["footwork", m] for m in T.MOVES}
+_RONIN_JSON = {m: ":" + _SMALL_JSON["footwork", m] for m in T.RONIN_MOVES}
+_STANCE_JSON = {s: ":" + _SMALL_JSON["stance", s] for s in T.STANCES}
+_DODGE_NO_JSON = ":" + _SMALL_JSON["dodge", "0"]
+# Event templates: the frequent events are built by copying one of these (keys in the same
+# order) and setting the fields that vary; a dict copy is cheaper than a literal.
+_E_FOOTWORK = {"type": "footwork", "vis": ALL, "seat": None, "move": None, "from": None, "to": None}
+_E_REVEAL = {kind: {"type": "reveal", "vis": ALL, "seat": None, "decision": kind, "choice": None,
+                    "salt": None, "commitment": None} for kind in FIELD}
+_E_REVEAL_FOOTWORK = _E_REVEAL["footwork"]
+_E_REVEAL_DODGE = _E_REVEAL["dodge"]
+_E_REVEAL_STANCE = _E_REVEAL["stance"]
+_E_REVEAL_PLAN = _E_REVEAL["plan"]
+_E_COMMIT = {ph: {"type": "commit", "vis": ALL, "seat": None, "decision": ph, "commitment": None}
+             for ph in FIELD}
+# pending() of a decision both seats are asked: phase -> {"A": phase, "B": phase} (copied)
+_PENDING_AB = {ph: {"A": ph, "B": ph} for ph in FIELD}
 
 
 # ------------------------------------------------------------------------------------------
@@ -142,18 +240,14 @@ def weather_at(n: int, sun_first: str | None, x: str | None) -> tuple[str, str |
     """Weather of global slot ``n`` and the seat the sun blinds (None when not sunny)."""
     if n <= T.NORMAL_OPENING:
         return "normal", None
-    o = (n - T.NORMAL_OPENING - 1) % CYCLE_LEN
-    for kind, length in T.CYCLE:
-        if o < length:
-            if kind == "sun":
-                return "sun", sun_first if o < T.SUN_SWITCH else OTHER[sun_first]
-            if kind == "X":
-                return x, None
-            if kind == "Y":
-                return RAIN_OTHER[x], None
-            return kind, None
-        o -= length
-    raise AssertionError("unreachable")
+    kind, switched = _CYCLE_AT[(n - T.NORMAL_OPENING - 1) % CYCLE_LEN]
+    if kind == "sun":
+        return "sun", OTHER[sun_first] if switched else sun_first
+    if kind == "X":
+        return x, None
+    if kind == "Y":
+        return RAIN_OTHER[x], None
+    return kind, None
 
 
 def set_weather(st: State) -> None:
@@ -182,32 +276,29 @@ def _room(st: State, s: str) -> bool:
     return pos - k >= 1 if s == "A" else pos + k <= st["options"]["track_length"]
 
 
-def _move(st: State, want: dict) -> dict:
-    """Move both pieces at once; ``want`` maps seat -> steps toward the opponent (negative: away).
-    A piece stops at a wall and next to the opponent's current space; if the two would end on the
-    same space or pass each other, neither moves. Seat A is always left of seat B."""
-    P = st["P"]
-    pa, pb = P["A"], P["B"]
-    a, b = pa["pos"], pb["pos"]
-    na = a + want.get("A", 0)
-    nb = b - want.get("B", 0)
+def _move2(st: State, pa: dict, pb: dict, wa: int, wb: int) -> tuple[int, int, int, int]:
+    """Move both pieces at once: A (``pa``) ``wa`` and B (``pb``) ``wb`` steps toward the
+    opponent (negative: away). A piece stops at a wall and next to the opponent's current space;
+    if the two would end on the same space or pass each other, neither moves. Seat A is always
+    left of seat B. Returns (A from, A to, B from, B to)."""
+    a = pa["pos"]
+    b = pb["pos"]
+    na = a + wa
     if na >= b:
         na = b - 1
     if na < 1:
         na = 1
+    nb = b - wb
     if nb <= a:
         nb = a + 1
     last = st["options"]["track_length"]
     if nb > last:
         nb = last
     if na >= nb:
-        na, nb = a, b
-    pa["pos"], pb["pos"] = na, nb
-    return {"A": (a, na), "B": (b, nb)}
-
-
-def _pos_event(kind: str, st: State, s: str, frm: int, to: int) -> dict:
-    return event(kind, [s] if _sunhid(st, s) else ALL, **{"seat": s, "from": frm, "to": to})
+        return a, a, b, b
+    pa["pos"] = na
+    pb["pos"] = nb
+    return a, na, b, nb
 
 
 def _rev_entry(text: str) -> dict:
@@ -218,10 +309,188 @@ def _rev_entry(text: str) -> dict:
     return e
 
 
+# A live Duel state (base.setup + Duel._setup) has 20 keys: game, options, seats, seed, rng_n,
+# result, timeouts, phase, slot, ex, xs, sun, xy, who, buf, later, salts, w, blind, P; and
+# P[seat] has 9: d, hp, st, pos, stance, lock, plan, rev, f.
+
+
+def _copy_state(st: State) -> State:
+    """A deep copy of a live Duel state, equal to ``games.base.clone(st)`` and several times
+    faster: the containers of the layout above (options, seats, timeouts, buf, P, P[seat],
+    P[seat]["rev"]) are copied; every other value in it is an immutable scalar (str, int, bool,
+    None) and is shared. A state of another size (a result, keys added or missing) goes
+    through ``clone``. (The sizes are checked rather than the key sets: comparing key sets
+    costs as much as the copy itself.)"""
+    if len(st) != 20 or st.get("result", 0) is not None:
+        return clone(st)
+    try:
+        P = st["P"]
+        a = P["A"].copy()
+        b = P["B"].copy()
+        if len(a) != 9 or len(b) != 9 or len(P) != 2:
+            return clone(st)
+        a["rev"] = a["rev"].copy()
+        b["rev"] = b["rev"].copy()
+        new = st.copy()
+        new["options"] = st["options"].copy()
+        new["seats"] = st["seats"].copy()
+        new["timeouts"] = st["timeouts"].copy()
+        new["buf"] = st["buf"].copy()
+    except (KeyError, TypeError, AttributeError):
+        return clone(st)
+    new["P"] = {"A": a, "B": b}
+    return new
+
+
+def _both(dA: str, dB: str, tA: str, tB: str, mA: bool, mB: bool) -> tuple:
+    """Both attacks reach: the counter table with the duellists' overrides. Returns
+    (clash, dealt by A, dealt by B, A's Samurai Block stopped B, B's stopped A)."""
+    if mA and mB:
+        return True, 0, 0, False, False
+    if mA:
+        if dB == "samurai" and tB == "block":
+            return False, 0, 0, False, True
+        return False, T.MIGHTY_DAMAGE, 0, False, False
+    if mB:
+        if dA == "samurai" and tA == "block":
+            return False, 0, 0, True, False
+        return False, 0, T.MIGHTY_DAMAGE, False, False
+    if dA == "samurai" and tB == "advancing_cut":
+        if tA == "block":
+            return False, 0, 0, True, False
+        if tA == "counterattack":
+            return False, 1, 0, False, False
+    if dB == "samurai" and tA == "advancing_cut":
+        if tB == "block":
+            return False, 0, 0, False, True
+        if tB == "counterattack":
+            return False, 0, 1, False, False
+    cell = COUNTER[tA][tB]
+    if cell is None:
+        return True, 0, 0, False, False
+    oA, oB = cell
+    return (False, oA, oB, dA == "samurai" and tA == "block" and tB in _THRUSTS,
+            dB == "samurai" and tB == "block" and tA in _THRUSTS)
+
+
+# Step 4: the status a flag gives the planned technique (in this order), or None when it is
+# played (then "wait" or "performed").
+def _status_of(f: int) -> str | None:
+    for flag, status in ((F_LOCKED, "locked"), (F_REST, "rest"), (F_DODGED, "dodged"),
+                         (F_MISPLAY, "misplay")):
+        if f & flag:
+            return status
+    return None
+
+
+_STATUS_FLAGS = F_LOCKED | F_REST | F_DODGED | F_MISPLAY
+_STATUS = tuple(_status_of(f) for f in range(_STATUS_FLAGS + 1))
+_NOT_OPEN = ~F_OPEN
+
+
 # ------------------------------------------------------------------------------------------
 # The game
 # ------------------------------------------------------------------------------------------
 class Duel(Game):
+    """``pending``, ``legal`` and ``apply`` override ``games.base.Game``'s with the same checks
+    in the same order (and the same errors), inlined: bots and benchmarks call them once per
+    decision. The rules live in the hooks below."""
+
+    # ---- public contract -----------------------------------------------------------------
+    def pending(self, st: State) -> dict[str, str]:
+        if st.get("result") is not None:
+            return {}
+        who = st["who"]
+        if who == "AB":
+            buf = st["buf"]
+            if buf["A"] is None:
+                if buf["B"] is None:
+                    return _PENDING_AB[st["phase"]].copy()
+                return {"A": st["phase"]}
+            return {"B": st["phase"]} if buf["B"] is None else {}
+        if who:
+            return {who: st["phase"]} if st["buf"][who] is None else {}
+        return {}
+
+    def legal(self, st: State, seat: str) -> list[dict]:
+        if (st.get("result") is not None or seat not in _SEAT_SET or seat not in st["who"]
+                or st["buf"][seat] is not None):
+            return []
+        ph = st["phase"]
+        if ph == "footwork":
+            if st["P"][seat]["d"] == "ronin":
+                return [_M1.copy(), _M0.copy(), _M_1.copy(), _M2.copy(), _M_2.copy()]
+            return [_M1.copy(), _M0.copy(), _M_1.copy()]
+        if ph == "dodge":
+            if _room(st, seat):
+                return [_DODGE_YES.copy(), _DODGE_NO.copy()]
+            return [_DODGE_NO.copy()]
+        return self._legal(st, seat)
+
+    def apply(self, state: State, seat: str, action: dict, *, copy: bool = True
+              ) -> tuple[State, list[dict]]:
+        """``games.base.Game.apply`` with ``_apply`` inlined (keep the two in step); the copy
+        is ``_copy_state``."""
+        if state.get("result") is not None:
+            raise MatchOver("The match is over.")
+        if seat not in state["seats"]:
+            raise IllegalAction("You are not playing in this match.")
+        if not isinstance(action, dict) or not isinstance(t := action.get("type"), str):
+            raise IllegalAction("An action is an object with a 'type'.")
+        st = _copy_state(state) if copy else state
+        if t == "resign":
+            if set(action) != {"type"}:
+                raise IllegalAction("'resign' takes no other fields.")
+            return st, self._forfeit(st, seat, "resigned")
+        # seat in self.pending(state)
+        if seat not in _SEAT_SET or seat not in state["who"] or state["buf"][seat] is not None:
+            raise NotYourTurn("It is not your turn.")
+        ph = st["phase"]
+        if t != ph:
+            if t not in FIELD:
+                raise IllegalAction(f"Unknown action type '{t}'.")
+            raise IllegalAction(f"The match is waiting for {PHASE_WORDS[ph]}, not a '{t}' action.")
+        field = FIELD[t]
+        if len(action) != 2 or field not in action:
+            raise IllegalAction(f"A '{t}' action has exactly two fields: type and {field}.")
+        value = action[field]
+        # The choice's value and ":" + its canonical JSON (the frequent cases without a call)
+        j = None
+        if ph == "footwork":
+            if value.__class__ is str:
+                j = (_RONIN_JSON if st["P"][seat]["d"] == "ronin" else _MOVE_JSON).get(value)
+        elif ph == "dodge":
+            if value is False:
+                value, j = "0", _DODGE_NO_JSON
+        elif ph == "stance":
+            if value.__class__ is str:
+                j = _STANCE_JSON.get(value)
+        if j is None:
+            value = self._CHECK[ph](self, st, seat, value)
+            j = ":" + _choice_json(ph, value)
+        # A fresh salt (commit.new_salt, inlined): eight per games.base.rng draw.
+        pool = st.get("salts") or salt_pool(st)
+        st["salts"] = pool[32:]
+        salt = pool[:32]
+        h = _sha256((salt + j).encode()).hexdigest()
+        buf = st["buf"]
+        buf[seat] = salt + h + value
+        e = _E_COMMIT[ph].copy()
+        e["seat"] = seat
+        e["commitment"] = h
+        ev = [e]
+        if seat == "A":
+            done = "B" not in st["who"] or buf["B"] is not None
+        else:
+            done = "A" not in st["who"] or buf["A"] is not None
+        if done:  # everyone asked has locked: resolve
+            if ph == "footwork":
+                self._resolve_footwork(st, ev)
+            else:
+                self._RESOLVE[ph](self, st, ev)
+        st["timeouts"][seat] = 0
+        return st, ev
+
     # ---- setup -----------------------------------------------------------------------------
     def _setup(self, st: State) -> None:
         if list(st["seats"]) != list(SEATS):
@@ -245,17 +514,14 @@ class Duel(Game):
     def _legal(self, st: State, seat: str) -> list[dict]:
         ph = st["phase"]
         if ph == "footwork":
-            moves = T.RONIN_MOVES if st["P"][seat]["d"] == "ronin" else T.MOVES
-            return [{"type": "footwork", "move": m} for m in moves]
+            return list(map(_dcopy, _LEGAL_RONIN if st["P"][seat]["d"] == "ronin" else _LEGAL_MOVES))
         if ph == "dodge":
-            out = [{"type": "dodge", "dodge": True}] if _room(st, seat) else []
-            return out + [{"type": "dodge", "dodge": False}]
+            return list(map(_dcopy, _LEGAL_DODGE if _room(st, seat) else _LEGAL_NO_DODGE))
         if ph == "plan":
-            op = st["P"][seat]["stance"]
             return [{"type": "plan", "slots": [
-                {"one_of": [dict(x) for x in PAIRS if x["stance"] == op]},
-                {"one_of": [dict(x) for x in PAIRS]},
-                {"one_of": [dict(x) for x in PAIRS]}]}]
+                {"one_of": list(map(_dcopy, _LEGAL_PAIRS_OF[st["P"][seat]["stance"]]))},
+                {"one_of": list(map(_dcopy, _LEGAL_PAIRS))},
+                {"one_of": list(map(_dcopy, _LEGAL_PAIRS))}]}]
         if ph == "stance":
             return [{"type": "stance", "stance": s} for s in T.STANCES]
         return [{"type": "duellist", "duellist": d} for d in T.DUELLISTS]
@@ -276,20 +542,25 @@ class Duel(Game):
 
     # ---- apply -----------------------------------------------------------------------------
     def _apply(self, st: State, seat: str, a: dict) -> list[dict]:
+        """The hook (``Game.timeout`` plays the clock's move through it); ``apply`` inlines the
+        same steps."""
         ph = st["phase"]
         t = a["type"]
-        if t not in FIELD:
-            raise IllegalAction(f"Unknown action type '{t}'.")
         if t != ph:
+            if t not in FIELD:
+                raise IllegalAction(f"Unknown action type '{t}'.")
             raise IllegalAction(f"The match is waiting for {PHASE_WORDS[ph]}, not a '{t}' action.")
-        if len(a) != 2 or FIELD[t] not in a:
-            raise IllegalAction(f"A '{t}' action has exactly two fields: type and {FIELD[t]}.")
-        value = self._CHECK[ph](self, st, seat, a[FIELD[t]])
-        salt = new_salt(st)
-        h = commitment_of_json(salt, _choice_json(ph, value))
+        field = FIELD[t]
+        if len(a) != 2 or field not in a:
+            raise IllegalAction(f"A '{t}' action has exactly two fields: type and {field}.")
+        value = self._CHECK[ph](self, st, seat, a[field])
+        pool = st.get("salts") or salt_pool(st)
+        st["salts"] = pool[32:]
+        salt = pool[:32]
+        h = _sha256((salt + ":" + _choice_json(ph, value)).encode()).hexdigest()
         buf = st["buf"]
         buf[seat] = salt + h + value
-        ev = [event("commit", seat=seat, decision=ph, commitment=h)]
+        ev = [{"type": "commit", "vis": ALL, "seat": seat, "decision": ph, "commitment": h}]
         for s in st["who"]:
             if buf[s] is None:
                 return ev
@@ -308,6 +579,22 @@ class Duel(Game):
         return s
 
     def _check_plan(self, st, seat, slots):
+        if type(slots) is list and len(slots) == 3:  # fast path: a well-formed plan
+            x, y, z = slots
+            try:
+                if len(x) == 2 and len(y) == 2 and len(z) == 2 and type(x) is dict:
+                    v = (_SLOT_VALUE[x["stance"]][x["technique"]] + ","
+                         + _SLOT_VALUE[y["stance"]][y["technique"]] + ","
+                         + _SLOT_VALUE[z["stance"]][z["technique"]])
+                    if type(y) is dict and type(z) is dict:
+                        op = st["P"][seat]["stance"]
+                        if x["stance"] != op:
+                            raise IllegalAction(f"Slot 1 must use your opening stance ({op}).")
+                        return v
+            except IllegalAction:
+                raise
+            except Exception:  # not well-formed: the checks below say why
+                pass
         if not isinstance(slots, list) or len(slots) != T.SLOTS_PER_EXCHANGE:
             raise IllegalAction("A plan is a list of exactly three slots.")
         out = []
@@ -346,22 +633,18 @@ class Duel(Game):
         """Publish a commitment's salt and choice; when weather hides the choice from the other
         side, only the owner gets it now and everyone at the end of the match."""
         if hidden:
-            ev.append(event("reveal", [s], seat=s, decision=kind, choice=_choice(kind, rec[96:]),
-                            salt=rec[:32], commitment=rec[32:96]))
+            ev.append({"type": "reveal", "vis": [s], "seat": s, "decision": kind,
+                       "choice": _choice(kind, rec[96:]), "salt": rec[:32],
+                       "commitment": rec[32:96]})
             st["later"] += f"{s} {kind} {rec}\n"
         else:
-            ev.append(event("reveal", seat=s, decision=kind, choice=_choice(kind, rec[96:]),
-                            salt=rec[:32], commitment=rec[32:96]))
-
-    def _ask(self, st: State, phase: str, who: str, ev: list) -> None:
-        st["who"] = who
-        st["buf"] = {"A": None, "B": None}
-        if who:
-            st["phase"] = phase
-        else:
-            self._RESOLVE[phase](self, st, ev)
+            ev.append({"type": "reveal", "vis": ALL, "seat": s, "decision": kind,
+                       "choice": _choice(kind, rec[96:]), "salt": rec[:32],
+                       "commitment": rec[32:96]})
 
     # ---- resolution ------------------------------------------------------------------------
+    # Asking for the next simultaneous decision sets ``who`` (the seats asked), a fresh ``buf``
+    # and the phase; when nobody is asked, that decision is resolved at once.
     def _resolve_duellist(self, st: State, ev: list) -> None:
         health = st["options"]["health"]
         for s in SEATS:
@@ -377,278 +660,517 @@ class Duel(Game):
         self._start_exchange(st, ev)
 
     def _start_exchange(self, st: State, ev: list) -> None:
-        st["ex"] += 1
+        st["ex"] = ex = st["ex"] + 1
         st["xs"] = 1
-        for s in SEATS:
-            p = st["P"][s]
-            p["rev"], p["plan"] = [], None
-        ev.append(event("exchange", exchange=st["ex"], slot=st["slot"]))
-        self._ask(st, "stance", "AB", ev)
+        P = st["P"]
+        pa, pb = P["A"], P["B"]
+        pa["rev"], pa["plan"] = [], None
+        pb["rev"], pb["plan"] = [], None
+        ev.append({"type": "exchange", "vis": ALL, "exchange": ex, "slot": st["slot"]})
+        st["who"] = "AB"  # ask both for the opening stances
+        st["buf"] = {"A": None, "B": None}
+        st["phase"] = "stance"
 
     def _resolve_stance(self, st: State, ev: list) -> None:
-        for s in SEATS:
-            rec = st["buf"][s]
-            p = st["P"][s]
+        P = st["P"]
+        buf = st["buf"]
+        n = st["slot"]
+        w = st["w"]  # _hid: positions and weather do not change here
+        if w == "sun":
+            hid = (st["blind"] != "A", st["blind"] != "B")
+        elif w == "fog":
+            hid = (P["B"]["pos"] - P["A"]["pos"] > 1,) * 2
+        else:
+            hid = (False, False)
+        for s, o, h in (("A", "B", hid[0]), ("B", "A", hid[1])):
+            rec = buf[s]
+            p = P[s]
             p["stance"] = stance = rec[96:]
-            h = _hid(st, s)
-            p["f"] = (p["f"] & ~(F_SV | F_OPEN)) | (0 if h else F_SV | F_OPEN)
-            n = st["slot"]
+            r = _E_REVEAL_STANCE.copy()
+            r["seat"] = s
+            r["choice"] = {"type": "stance", "stance": stance}
+            r["salt"] = rec[:32]
+            r["commitment"] = rec[32:96]
             if h:
-                ev.append(event("stance", [s], seat=s, slot=n, stance=stance, opening=True))
-                ev.append(event("stance", [OTHER[s], SPECTATOR], seat=s, slot=n, stance=None, opening=True))
+                p["f"] &= _NOT_SV_OPEN
+                ev.append({"type": "stance", "vis": [s], "seat": s, "slot": n, "stance": stance,
+                           "opening": True})
+                ev.append({"type": "stance", "vis": [o, SPECTATOR], "seat": s, "slot": n,
+                           "stance": None, "opening": True})
+                r["vis"] = [s]
+                ev.append(r)
+                st["later"] += f"{s} stance {rec}\n"
             else:
-                ev.append(event("stance", seat=s, slot=n, stance=stance, opening=True))
-            self._open(st, s, "stance", rec, h, ev)
-        self._ask(st, "plan", "AB", ev)
+                p["f"] |= F_SV | F_OPEN
+                ev.append({"type": "stance", "vis": ALL, "seat": s, "slot": n, "stance": stance,
+                           "opening": True})
+                ev.append(r)
+        st["who"] = "AB"  # ask both for their plans
+        st["buf"] = {"A": None, "B": None}
+        st["phase"] = "plan"
 
     def _resolve_plan(self, st: State, ev: list) -> None:
-        for s in SEATS:
-            st["P"][s]["plan"] = st["buf"][s]
+        P = st["P"]
+        buf = st["buf"]
+        P["A"]["plan"] = buf["A"]
+        P["B"]["plan"] = buf["B"]
         st["buf"] = {"A": None, "B": None}
         self._start_slot(st, ev)
 
     def _start_slot(self, st: State, ev: list) -> None:
-        """Before the slot (states, forced rest, misplays) and step 1, the stances."""
+        """Before the slot (states, forced rest, misplays) and step 1, the stances. The two
+        seats are written out (A, then B): this runs every slot."""
         P = st["P"]
+        pA, pB = P["A"], P["B"]
         xs, n = st["xs"], st["slot"]
-        ev.append(event("slot", slot=n, exchange=st["ex"], exchange_slot=xs,
-                        weather=st["w"], blind=st["blind"]))
+        w = st["w"]
+        blind = st["blind"]
+        ev.append({"type": "slot", "vis": ALL, "slot": n, "exchange": st["ex"], "exchange_slot": xs,
+                   "weather": w, "blind": blind})
+        # _hid: positions and weather do not change here
+        if w == "sun":
+            hA, hB = blind != "A", blind != "B"
+        elif w == "fog":
+            hA = hB = pB["pos"] - pA["pos"] > 1
+        else:
+            hA = hB = False
+        i = xs - 1
         movers = ""
-        for s in SEATS:
-            p = P[s]
-            stance, t = _plan_slot(p["plan"], xs)
-            f = p["f"] & ~SLOT_FLAGS
-            if p["lock"] > 0:
-                f |= F_LOCKED
-            if p["st"] == 0 or p["st"] < COST[t]:
-                f |= F_REST
-            jump = abs(IDX[stance] - IDX[p["stance"]]) > 1 and not (stance == "low" and f & F_CUT)
-            if jump:
+        # -- seat A
+        rec = pA["plan"]
+        stance, t = (_PLAN_OF.get(rec) or _plan_of(rec))[i]
+        f = pA["f"] & _NOT_SLOT
+        if pA["lock"] > 0:
+            f |= F_LOCKED
+        sta = pA["st"]
+        if sta == 0 or sta < COST[t]:
+            f |= F_REST
+        cur = pA["stance"]
+        # A High<->Low jump is a misplay, except Low straight after a performed High cut.
+        if (stance == "high" and cur == "low") or (
+                stance == "low" and cur == "high" and not f & F_CUT):
+            f |= F_MISPLAY
+            pA["stance"] = "middle"
+            ev.append({"type": "stance", "vis": ["A"] if hA else ALL, "seat": "A", "slot": n,
+                       "stance": "middle", "planned": stance, "misplay": True})
+        else:
+            if not f & _IDLE and ((f & F_CUT and pA["d"] != "samurai" and not (
+                    stance == "low" and t in _HEAVY_OK)) or (f & F_STIFF and t != "wait")):
                 f |= F_MISPLAY
-            elif not f & (F_LOCKED | F_REST):
-                heavy = f & F_CUT and p["d"] != "samurai"
-                if (heavy and not (stance == "low" and t in T.HEAVY_RECOVERY_OK)) or (
-                    f & F_STIFF and t != "wait"
-                ):
-                    f |= F_MISPLAY
-            p["stance"] = "middle" if jump else stance
-            if _hid(st, s):
-                f &= ~(F_SV | F_OPEN)
-                e = event("stance", [s], seat=s, slot=n, stance=p["stance"])
-                ev.append(e)
-                ev.append(event("stance", [OTHER[s], SPECTATOR], seat=s, slot=n, stance=None))
-            else:
-                f |= F_SV
-                e = event("stance", seat=s, slot=n, stance=p["stance"])
-                ev.append(e)
-            if jump:
-                e["planned"] = stance
-                e["misplay"] = True
-            p["f"] = f
+            pA["stance"] = stance
+            ev.append({"type": "stance", "vis": ["A"] if hA else ALL, "seat": "A", "slot": n,
+                       "stance": stance})
+        if hA:
+            f &= _NOT_SV_OPEN
+            ev.append({"type": "stance", "vis": ["B", SPECTATOR], "seat": "A", "slot": n,
+                       "stance": None})
+        else:
+            f |= F_SV
+        pA["f"] = f
+        if f & _IDLE:
             if f & F_LOCKED:
-                ev.append(event("locked", seat=s, slots_left=p["lock"]))
+                ev.append({"type": "locked", "vis": ALL, "seat": "A", "slots_left": pA["lock"]})
             if f & F_REST:
-                ev.append(event("rest", seat=s))
-            if not f & (F_LOCKED | F_REST):
-                movers += s
-        self._ask(st, "footwork", movers, ev)
+                ev.append({"type": "rest", "vis": ALL, "seat": "A"})
+        else:
+            movers = "A"
+        # -- seat B
+        rec = pB["plan"]
+        stance, t = (_PLAN_OF.get(rec) or _plan_of(rec))[i]
+        f = pB["f"] & _NOT_SLOT
+        if pB["lock"] > 0:
+            f |= F_LOCKED
+        sta = pB["st"]
+        if sta == 0 or sta < COST[t]:
+            f |= F_REST
+        cur = pB["stance"]
+        if (stance == "high" and cur == "low") or (
+                stance == "low" and cur == "high" and not f & F_CUT):
+            f |= F_MISPLAY
+            pB["stance"] = "middle"
+            ev.append({"type": "stance", "vis": ["B"] if hB else ALL, "seat": "B", "slot": n,
+                       "stance": "middle", "planned": stance, "misplay": True})
+        else:
+            if not f & _IDLE and ((f & F_CUT and pB["d"] != "samurai" and not (
+                    stance == "low" and t in _HEAVY_OK)) or (f & F_STIFF and t != "wait")):
+                f |= F_MISPLAY
+            pB["stance"] = stance
+            ev.append({"type": "stance", "vis": ["B"] if hB else ALL, "seat": "B", "slot": n,
+                       "stance": stance})
+        if hB:
+            f &= _NOT_SV_OPEN
+            ev.append({"type": "stance", "vis": ["A", SPECTATOR], "seat": "B", "slot": n,
+                       "stance": None})
+        else:
+            f |= F_SV
+        pB["f"] = f
+        if f & _IDLE:
+            if f & F_LOCKED:
+                ev.append({"type": "locked", "vis": ALL, "seat": "B", "slots_left": pB["lock"]})
+            if f & F_REST:
+                ev.append({"type": "rest", "vis": ALL, "seat": "B"})
+        else:
+            movers += "B"
+        st["who"] = movers  # ask the movers for footwork
+        st["buf"] = {"A": None, "B": None}
+        if movers:
+            st["phase"] = "footwork"
+        else:
+            self._resolve_footwork(st, ev)
 
     def _resolve_footwork(self, st: State, ev: list) -> None:
         """Step 2: footwork, both at once; then who may dodge."""
         P = st["P"]
-        buf = st["buf"]
-        rain = st["w"] == "rain"
-        want, hid = {}, {}
-        who = st["who"]
-        for s in who:
-            mv = buf[s][96:]
-            if mv == "stay":
-                P[s]["f"] |= F_STAYED
-            m = T.RONIN_MOVES[mv]
-            if m and rain:
-                m += T.RAIN_EXTRA if m > 0 else -T.RAIN_EXTRA
-            want[s] = m
-            hid[s] = _hid(st, s)
-        moved = _move(st, want) if want else {}
-        for s in who:
-            frm, to = moved[s]
-            rec = buf[s]
-            if hid[s]:
-                ev.append(event("footwork", [s], **{"seat": s, "move": rec[96:], "from": frm, "to": to}))
-                if not _sunhid(st, s):  # fog: the move is hidden, the position is not
-                    ev.append(event("footwork", [OTHER[s], SPECTATOR], **{"seat": s, "from": frm, "to": to}))
+        pa, pb = P["A"], P["B"]
+        w = st["w"]
+        blind = st["blind"]
+        sun = w == "sun"
+        if st["who"]:
+            buf = st["buf"]
+            ra, rb = buf["A"], buf["B"]  # None for a seat not asked
+            if sun:  # _hid, before the moves
+                hA, hB = blind != "A", blind != "B"
+            elif w == "fog":
+                hA = hB = pb["pos"] - pa["pos"] > 1
             else:
-                ev.append(event("footwork", **{"seat": s, "move": rec[96:], "from": frm, "to": to}))
-            self._open(st, s, "footwork", rec, hid[s], ev)
+                hA = hB = False
+            steps = _STEPS_RAIN if w == "rain" else _STEPS_DRY
+            wa = wb = 0
+            if ra is not None:
+                ma = ra[96:]
+                if ma == "stay":
+                    pa["f"] |= F_STAYED
+                wa = steps[ma]
+            if rb is not None:
+                mb = rb[96:]
+                if mb == "stay":
+                    pb["f"] |= F_STAYED
+                wb = steps[mb]
+            a, na, b, nb = _move2(st, pa, pb, wa, wb)
+            # Events and openings, A then B (a hidden footwork: fog hides the move, not the
+            # position; the sun hides both).
+            if ra is not None:
+                e = _E_FOOTWORK.copy()
+                e["seat"] = "A"
+                e["move"] = ma
+                e["from"] = a
+                e["to"] = na
+                r = _E_REVEAL_FOOTWORK.copy()
+                r["seat"] = "A"
+                r["choice"] = {"type": "footwork", "move": ma}
+                r["salt"] = ra[:32]
+                r["commitment"] = ra[32:96]
+                if hA:
+                    e["vis"] = ["A"]
+                    ev.append(e)
+                    if not sun:
+                        ev.append({"type": "footwork", "vis": ["B", SPECTATOR], "seat": "A",
+                                   "from": a, "to": na})
+                    r["vis"] = ["A"]
+                    ev.append(r)
+                    st["later"] += "A footwork " + ra + "\n"
+                else:
+                    ev.append(e)
+                    ev.append(r)
+            if rb is not None:
+                e = _E_FOOTWORK.copy()
+                e["seat"] = "B"
+                e["move"] = mb
+                e["from"] = b
+                e["to"] = nb
+                r = _E_REVEAL_FOOTWORK.copy()
+                r["seat"] = "B"
+                r["choice"] = {"type": "footwork", "move": mb}
+                r["salt"] = rb[:32]
+                r["commitment"] = rb[32:96]
+                if hB:
+                    e["vis"] = ["B"]
+                    ev.append(e)
+                    if not sun:
+                        ev.append({"type": "footwork", "vis": ["A", SPECTATOR], "seat": "B",
+                                   "from": b, "to": nb})
+                    r["vis"] = ["B"]
+                    ev.append(r)
+                    st["later"] += "B footwork " + rb + "\n"
+                else:
+                    ev.append(e)
+                    ev.append(r)
+        # Who may dodge. Under the sun the offer must not reveal the hidden position: a player
+        # the sun hides is asked even when the wall leaves no room (then only "no dodge").
+        k = T.DODGE_DISTANCE + (T.RAIN_EXTRA if w == "rain" else 0)
         who = ""
-        for s in SEATS:
-            p = P[s]
-            if p["f"] & (F_LOCKED | F_REST | F_STIFF) or p["st"] < T.DODGE_COST:
-                continue
-            # Under the sun the offer must not reveal the hidden position: a player the sun hides
-            # is asked even when the wall leaves no room (then only "no dodge" is legal).
-            if _room(st, s) or _sunhid(st, s):
-                who += s
-        self._ask(st, "dodge", who, ev)
+        if not pa["f"] & _NO_DODGE and pa["st"] >= T.DODGE_COST and (
+                pa["pos"] - k >= 1 or (sun and blind != "A")):
+            who = "A"
+        if not pb["f"] & _NO_DODGE and pb["st"] >= T.DODGE_COST and (
+                pb["pos"] + k <= st["options"]["track_length"] or (sun and blind != "B")):
+            who += "B"
+        st["who"] = who  # ask who may dodge
+        st["buf"] = {"A": None, "B": None}
+        if who:
+            st["phase"] = "dodge"
+        else:
+            self._play_slot(st, ev)  # _resolve_dodge with nobody asked
 
     def _resolve_dodge(self, st: State, ev: list) -> None:
         """Step 3: dodges, then the rest of the slot."""
-        P = st["P"]
-        buf = st["buf"]
         who = st["who"]
-        k = T.DODGE_DISTANCE + (T.RAIN_EXTRA if st["w"] == "rain" else 0)
-        want = {}
-        for s in who:
-            if buf[s][96:] == "1":
-                P[s]["f"] |= F_DODGED
-                P[s]["st"] -= T.DODGE_COST
-                want[s] = -k
-        moved = _move(st, want) if want else {}
-        for s in who:
-            vis = [s] if _sunhid(st, s) else ALL
-            if s in want:
-                frm, to = moved[s]
-                ev.append(event("dodge", vis, **{"seat": s, "dodge": True, "from": frm, "to": to}))
-            else:
-                ev.append(event("dodge", vis, seat=s, dodge=False))
-            self._open(st, s, "dodge", buf[s], vis != ALL, ev)
-        st["buf"] = {"A": None, "B": None}
-        st["who"] = ""
+        if who:
+            P = st["P"]
+            pa, pb = P["A"], P["B"]
+            buf = st["buf"]
+            ra, rb = buf["A"], buf["B"]  # None for a seat not asked
+            k = T.DODGE_DISTANCE + (T.RAIN_EXTRA if st["w"] == "rain" else 0)
+            da = ra is not None and ra[96:] == "1"
+            db = rb is not None and rb[96:] == "1"
+            if da:
+                pa["f"] |= F_DODGED
+                pa["st"] -= T.DODGE_COST
+            if db:
+                pb["f"] |= F_DODGED
+                pb["st"] -= T.DODGE_COST
+            if da or db:
+                a, na, b, nb = _move2(st, pa, pb, -k if da else 0, -k if db else 0)
+            sun = st["w"] == "sun"
+            blind = st["blind"]
+            if ra is not None:
+                vis = ["A"] if sun and blind != "A" else ALL
+                if da:
+                    ev.append({"type": "dodge", "vis": vis, "seat": "A", "dodge": True,
+                               "from": a, "to": na})
+                else:
+                    ev.append({"type": "dodge", "vis": vis, "seat": "A", "dodge": False})
+                r = _E_REVEAL_DODGE.copy()
+                r["seat"] = "A"
+                r["choice"] = {"type": "dodge", "dodge": da}
+                r["salt"] = ra[:32]
+                r["commitment"] = ra[32:96]
+                if vis is not ALL:
+                    r["vis"] = ["A"]
+                    st["later"] += "A dodge " + ra + "\n"
+                ev.append(r)
+            if rb is not None:
+                vis = ["B"] if sun and blind != "B" else ALL
+                if db:
+                    ev.append({"type": "dodge", "vis": vis, "seat": "B", "dodge": True,
+                               "from": b, "to": nb})
+                else:
+                    ev.append({"type": "dodge", "vis": vis, "seat": "B", "dodge": False})
+                r = _E_REVEAL_DODGE.copy()
+                r["seat"] = "B"
+                r["choice"] = {"type": "dodge", "dodge": db}
+                r["salt"] = rb[:32]
+                r["commitment"] = rb[32:96]
+                if vis is not ALL:
+                    r["vis"] = ["B"]
+                    st["later"] += "B dodge " + rb + "\n"
+                ev.append(r)
+            st["buf"] = {"A": None, "B": None}
+            st["who"] = ""
+        else:
+            st["buf"] = {"A": None, "B": None}
         self._play_slot(st, ev)
 
     def _play_slot(self, st: State, ev: list) -> None:
-        """Steps 4-6 (technique, technique step, damage), the states, and what comes next."""
+        """Steps 4-6 (technique, technique step, damage), the states, and what comes next.
+        The two seats are written out (A, then B): this runs every slot."""
         P = st["P"]
         pA, pB = P["A"], P["B"]
         xs, n = st["xs"], st["slot"]
-        rain = st["w"] == "rain"
-        status, perf, tech, mighty = {}, {}, {}, {}
-        # 4. Technique reveal
-        for s in SEATS:
-            p = P[s]
-            f = p["f"]
-            t = _plan_slot(p["plan"], xs)[1]
-            if f & F_LOCKED:
-                stt = "locked"
-            elif f & F_REST:
-                stt = "rest"
-            elif f & F_DODGED:
-                stt = "dodged"
-            elif f & F_MISPLAY:
-                stt = "misplay"
-                p["stance"] = "middle"
-            elif t == "wait":
-                stt = "wait"
+        w = st["w"]
+        rain = w == "rain"
+        blind = st["blind"]
+        hA = w == "sun" and blind != "A"  # the sun hides A's position, technique and dodge
+        hB = w == "sun" and blind != "B"
+        dA, dB = pA["d"], pB["d"]
+        i = xs - 1
+        # 4. Technique reveal. No stance here: fog may hide the stance while the technique is
+        # visible. Status: locked, rest, dodged, misplay (by flag), else wait or performed.
+        fA = pA["f"]
+        rec = pA["plan"]
+        tA = (_PLAN_OF.get(rec) or _plan_of(rec))[i][1]
+        sA = _STATUS[fA & _STATUS_FLAGS]
+        okA = mA = False
+        if sA is None:
+            if tA == "wait":
+                sA = "wait"
             else:
-                stt = "performed"
-            ok = stt == "performed"
-            status[s], perf[s], tech[s] = stt, ok, t
-            m = mighty[s] = ok and xs == 1 and p["d"] == "brute" and t in T.HEAVY_CUTS
-            h = _sunhid(st, s)
-            # No stance here: fog may hide the stance while the technique is visible.
-            p["rev"].append(f"{n} {t} {stt} {int(m)} {int(not h)}")
-            e = {"seat": s, "slot": n, "technique": t, "status": stt}
-            if m:
+                sA = "performed"
+                okA = True
+                mA = xs == 1 and tA in _HEAVY_CUTS and dA == "brute"
+        elif sA == "misplay":
+            pA["stance"] = "middle"
+        if hA:
+            pA["rev"].append(f"{n} {tA} {sA} 1 0" if mA else f"{n} {tA} {sA} 0 0")
+            pA["f"] = fA = fA & _NOT_OPEN
+            e = {"type": "technique", "vis": ["A"], "seat": "A", "slot": n, "technique": tA,
+                 "status": sA}
+            if mA:
                 e["mighty"] = True
-            if h:
-                p["f"] = f & ~F_OPEN
-                ev.append(event("technique", [s], **e))
-                ev.append(event("technique", [OTHER[s], SPECTATOR], seat=s, slot=n, technique=None))
-            else:
-                ev.append(event("technique", **e))
-        # 5. Technique step
-        want = {}
-        for s in SEATS:
-            if perf[s]:
-                m = STEP[tech[s]]
-                if m:
-                    want[s] = m + (T.RAIN_EXTRA if m > 0 else -T.RAIN_EXTRA) * rain
-        if want:
-            moved = _move(st, want)
-            for s in want:
-                ev.append(_pos_event("step", st, s, *moved[s]))
-        # 6. Damage
-        dist = pB["pos"] - pA["pos"]
-        out = {"A": 0, "B": 0}  # damage dealt by each seat
-        reach = {"A": False, "B": False}
-        stop = {"A": False, "B": False}  # this seat's Samurai Block stopped the other's attack
-        clash = False
-        dodged = (pA["f"] | pB["f"]) & F_DODGED
-        if dodged:
-            for s in SEATS:
-                t = tech[s]
-                if perf[s] and P[OTHER[s]]["f"] & F_DODGED and t in T.PURSUIT and dist <= T.PURSUIT_RANGE:
-                    out[s] = T.PURSUIT[t]
+            ev.append(e)
+            ev.append({"type": "technique", "vis": ["B", SPECTATOR], "seat": "A", "slot": n,
+                       "technique": None})
         else:
-            for s in SEATS:
-                r = RANGE[tech[s]]
-                if perf[s] and r:
-                    reach[s] = r[0] <= dist <= r[1]
-            for s in SEATS:
-                if perf[s] and tech[s] in DEFENSIVE:
-                    reach[s] = reach[OTHER[s]] and tech[OTHER[s]] in ATTACKS
-            if reach["A"] and reach["B"]:
-                clash = self._both(P, tech, mighty, out, stop)
+            pA["rev"].append(f"{n} {tA} {sA} 1 1" if mA else f"{n} {tA} {sA} 0 1")
+            e = {"type": "technique", "vis": ALL, "seat": "A", "slot": n, "technique": tA,
+                 "status": sA}
+            if mA:
+                e["mighty"] = True
+            ev.append(e)
+        fB = pB["f"]
+        rec = pB["plan"]
+        tB = (_PLAN_OF.get(rec) or _plan_of(rec))[i][1]
+        sB = _STATUS[fB & _STATUS_FLAGS]
+        okB = mB = False
+        if sB is None:
+            if tB == "wait":
+                sB = "wait"
             else:
-                for s in SEATS:
-                    if reach[s]:
-                        out[s] = T.MIGHTY_DAMAGE if mighty[s] else DAMAGE[tech[s]]
-        # Stamina: techniques (Counterattack and Block only when they work) and clashes
-        for s in SEATS:
-            if perf[s]:
-                t = tech[s]
-                c = COST[t]
-                if t in DEFENSIVE and not (reach[s] and out[OTHER[s]] == 0):
+                sB = "performed"
+                okB = True
+                mB = xs == 1 and tB in _HEAVY_CUTS and dB == "brute"
+        elif sB == "misplay":
+            pB["stance"] = "middle"
+        if hB:
+            pB["rev"].append(f"{n} {tB} {sB} 1 0" if mB else f"{n} {tB} {sB} 0 0")
+            pB["f"] = fB = fB & _NOT_OPEN
+            e = {"type": "technique", "vis": ["B"], "seat": "B", "slot": n, "technique": tB,
+                 "status": sB}
+            if mB:
+                e["mighty"] = True
+            ev.append(e)
+            ev.append({"type": "technique", "vis": ["A", SPECTATOR], "seat": "B", "slot": n,
+                       "technique": None})
+        else:
+            pB["rev"].append(f"{n} {tB} {sB} 1 1" if mB else f"{n} {tB} {sB} 0 1")
+            e = {"type": "technique", "vis": ALL, "seat": "B", "slot": n, "technique": tB,
+                 "status": sB}
+            if mB:
+                e["mighty"] = True
+            ev.append(e)
+        dodged = (fA | fB) & F_DODGED
+        oA = oB = 0  # damage dealt by each seat
+        stopA = stopB = False  # this seat's Samurai Block stopped the other's attack
+        if okA or okB:
+            # 5. Technique step
+            steps = _TSTEP_RAIN if rain else _TSTEP_DRY
+            wa = steps[tA] if okA else 0
+            wb = steps[tB] if okB else 0
+            if wa or wb:
+                a, na, b, nb = _move2(st, pA, pB, wa, wb)
+                if wa:
+                    ev.append({"type": "step", "vis": ["A"] if hA else ALL, "seat": "A",
+                               "from": a, "to": na})
+                if wb:
+                    ev.append({"type": "step", "vis": ["B"] if hB else ALL, "seat": "B",
+                               "from": b, "to": nb})
+            # 6. Damage
+            rA = rB = False  # reach
+            clash = False
+            dist = pB["pos"] - pA["pos"]
+            if dodged:
+                if okA and fB & F_DODGED and tA in T.PURSUIT and dist <= T.PURSUIT_RANGE:
+                    oA = T.PURSUIT[tA]
+                if okB and fA & F_DODGED and tB in T.PURSUIT and dist <= T.PURSUIT_RANGE:
+                    oB = T.PURSUIT[tB]
+            else:
+                if okA:
+                    r = RANGE[tA]
+                    if r:
+                        rA = r[0] <= dist <= r[1]
+                if okB:
+                    r = RANGE[tB]
+                    if r:
+                        rB = r[0] <= dist <= r[1]
+                if okA and tA in DEFENSIVE:
+                    rA = rB and tB in ATTACKS
+                if okB and tB in DEFENSIVE:
+                    rB = rA and tA in ATTACKS
+                if rA and rB:
+                    clash, oA, oB, stopA, stopB = _both(dA, dB, tA, tB, mA, mB)
+                else:
+                    if rA:
+                        oA = T.MIGHTY_DAMAGE if mA else DAMAGE[tA]
+                    if rB:
+                        oB = T.MIGHTY_DAMAGE if mB else DAMAGE[tB]
+            # Stamina: techniques (Counterattack and Block only when they work) and clashes
+            if okA:
+                c = COST[tA]
+                if tA in DEFENSIVE and not (rA and oB == 0):
                     c = 0
                 if clash:
                     c += T.CLASH_COST
-                P[s]["st"] = max(0, P[s]["st"] - c)
-        if clash:
-            ev.append(event("clash"))
-            k = T.CLASH_KNOCKBACK + (T.RAIN_EXTRA if rain else 0)
-            moved = _move(st, {"A": -k, "B": -k})
-            for s in SEATS:
-                ev.append(_pos_event("knockback", st, s, *moved[s]))
-        for s in SEATS:
-            if out[s]:
-                q = P[OTHER[s]]
-                q["hp"] = max(0, q["hp"] - out[s])
-                ev.append(event("hit", seat=OTHER[s], damage=out[s], health=q["hp"]))
-        # 7. States for the next slot; slot-end recovery
-        for s in SEATS:
-            p = P[s]
-            t = tech[s]
-            f = p["f"]
-            left = p["lock"] - 1 if f & F_LOCKED else p["lock"]
-            new = 0
-            if mighty[s] and out[s] == 0:
-                new = T.MIGHTY_MISS_LOCK
-            if perf[s] and t in ATTACKS and out[s] == 0 and P[OTHER[s]]["d"] == "master":
-                new = max(new, T.ABILITY_LOCK)
-            if stop[OTHER[s]]:
-                new = max(new, T.ABILITY_LOCK)
-            if new > left:
-                left = new
-                ev.append(event("lock", seat=s, slots=new))
-            p["lock"] = left
-            f &= ~(F_CUT | F_STIFF)
-            if perf[s] and t in T.HEAVY_CUTS:
-                f |= F_CUT
-            if perf[s] and t in T.THRUSTS and out[s] == 0 and p["d"] != "samurai":
-                f |= F_STIFF
-            p["f"] = f
-            if f & F_REST:
-                p["st"] = min(T.MAX_STAMINA, p["st"] + T.REST_RECOVERY)
-            elif status[s] == "wait" and f & F_STAYED:
-                p["st"] = min(T.MAX_STAMINA, p["st"] + T.WAIT_RECOVERY)
-        ev.append(event("slot_end", slot=n,
-                        health={"A": pA["hp"], "B": pB["hp"]},
-                        stamina={"A": pA["st"], "B": pB["st"]},
-                        lock={"A": pA["lock"], "B": pB["lock"]},
-                        heavy_recovery={"A": _heavy(pA), "B": _heavy(pB)},
-                        thrust_stiffness={"A": bool(pA["f"] & F_STIFF), "B": bool(pB["f"] & F_STIFF)}))
-        # Match end, exchange end, next slot
+                pA["st"] = max(0, pA["st"] - c)
+            if okB:
+                c = COST[tB]
+                if tB in DEFENSIVE and not (rB and oA == 0):
+                    c = 0
+                if clash:
+                    c += T.CLASH_COST
+                pB["st"] = max(0, pB["st"] - c)
+            if clash:
+                ev.append({"type": "clash", "vis": ALL})
+                k = T.CLASH_KNOCKBACK + (T.RAIN_EXTRA if rain else 0)
+                a, na, b, nb = _move2(st, pA, pB, -k, -k)
+                ev.append({"type": "knockback", "vis": ["A"] if hA else ALL, "seat": "A",
+                           "from": a, "to": na})
+                ev.append({"type": "knockback", "vis": ["B"] if hB else ALL, "seat": "B",
+                           "from": b, "to": nb})
+            if oA:
+                pB["hp"] = hp = max(0, pB["hp"] - oA)
+                ev.append({"type": "hit", "vis": ALL, "seat": "B", "damage": oA, "health": hp})
+            if oB:
+                pA["hp"] = hp = max(0, pA["hp"] - oB)
+                ev.append({"type": "hit", "vis": ALL, "seat": "A", "damage": oB, "health": hp})
+        # 7. States for the next slot (locks, heavy recovery, thrust stiffness); slot-end
+        # recovery. Locks never stack: the larger of the remaining and the new count.
+        lk = pA["lock"] - 1 if fA & F_LOCKED else pA["lock"]
+        new = T.MIGHTY_MISS_LOCK if mA and oA == 0 else 0
+        if ((okA and oA == 0 and dB == "master" and tA in ATTACKS) or stopB) and new < T.ABILITY_LOCK:
+            new = T.ABILITY_LOCK
+        if new > lk:
+            lk = new
+            ev.append({"type": "lock", "vis": ALL, "seat": "A", "slots": new})
+        pA["lock"] = lk
+        fA &= _NOT_CUT_STIFF
+        if okA:
+            if tA in _HEAVY_CUTS:
+                fA |= F_CUT
+            elif oA == 0 and tA in _THRUSTS and dA != "samurai":
+                fA |= F_STIFF
+        pA["f"] = fA
+        if fA & F_REST:
+            pA["st"] = min(T.MAX_STAMINA, pA["st"] + T.REST_RECOVERY)
+        elif sA == "wait" and fA & F_STAYED:
+            pA["st"] = min(T.MAX_STAMINA, pA["st"] + T.WAIT_RECOVERY)
+        lk = pB["lock"] - 1 if fB & F_LOCKED else pB["lock"]
+        new = T.MIGHTY_MISS_LOCK if mB and oB == 0 else 0
+        if ((okB and oB == 0 and dA == "master" and tB in ATTACKS) or stopA) and new < T.ABILITY_LOCK:
+            new = T.ABILITY_LOCK
+        if new > lk:
+            lk = new
+            ev.append({"type": "lock", "vis": ALL, "seat": "B", "slots": new})
+        pB["lock"] = lk
+        fB &= _NOT_CUT_STIFF
+        if okB:
+            if tB in _HEAVY_CUTS:
+                fB |= F_CUT
+            elif oB == 0 and tB in _THRUSTS and dB != "samurai":
+                fB |= F_STIFF
+        pB["f"] = fB
+        if fB & F_REST:
+            pB["st"] = min(T.MAX_STAMINA, pB["st"] + T.REST_RECOVERY)
+        elif sB == "wait" and fB & F_STAYED:
+            pB["st"] = min(T.MAX_STAMINA, pB["st"] + T.WAIT_RECOVERY)
         hpA, hpB = pA["hp"], pB["hp"]
+        ev.append({"type": "slot_end", "vis": ALL, "slot": n,
+                   "health": {"A": hpA, "B": hpB},
+                   "stamina": {"A": pA["st"], "B": pB["st"]},
+                   "lock": {"A": pA["lock"], "B": pB["lock"]},
+                   "heavy_recovery": {"A": bool(fA & F_CUT) and dA != "samurai",
+                                      "B": bool(fB & F_CUT) and dB != "samurai"},
+                   "thrust_stiffness": {"A": bool(fA & F_STIFF), "B": bool(fB & F_STIFF)}})
+        # Match end, exchange end, next slot
         if hpA == 0 or hpB == 0:
             places = {"A": 1 if hpA or not hpB else 2, "B": 1 if hpB or not hpA else 2}
             ev += self._end(st, places, "knockout")
@@ -660,55 +1182,58 @@ class Duel(Game):
         over = dodged or xs == T.SLOTS_PER_EXCHANGE
         if over:
             self._end_exchange(st, ev)
-        st["slot"] = n + 1
-        self._advance_weather(st, ev)
+        st["slot"] = n = n + 1
+        o = (n - T.NORMAL_OPENING - 1) % CYCLE_LEN
+        if n <= T.NORMAL_OPENING:  # _advance_weather, inlined where no chance draw is due
+            if w != "normal" or blind is not None:
+                self._advance_weather(st, ev)
+        elif o != 0 and o != X_OFFSET:
+            kind, switched = _CYCLE_AT[o]
+            if kind == "sun":
+                nw, nb = "sun", OTHER[st["sun"]] if switched else st["sun"]
+            elif kind == "X":
+                nw, nb = st["xy"], None
+            elif kind == "Y":
+                nw, nb = RAIN_OTHER[st["xy"]], None
+            else:
+                nw, nb = kind, None
+            if nw != w or nb != blind:
+                st["w"] = nw
+                st["blind"] = nb
+                ev.append({"type": "weather", "vis": ALL, "slot": n, "weather": nw, "blind": nb})
+        else:
+            self._advance_weather(st, ev)
         if over:
             self._start_exchange(st, ev)
         else:
             st["xs"] = xs + 1
             self._start_slot(st, ev)
 
-    @staticmethod
-    def _both(P: dict, tech: dict, mighty: dict, out: dict, stop: dict) -> bool:
-        """Both attacks reach: the counter table with the duellists' overrides. Returns clash."""
-        if mighty["A"] and mighty["B"]:
-            return True
-        if mighty["A"] or mighty["B"]:
-            m = "A" if mighty["A"] else "B"
-            o = OTHER[m]
-            if P[o]["d"] == "samurai" and tech[o] == "block":
-                stop[o] = True
-            else:
-                out[m] = T.MIGHTY_DAMAGE
-            return False
-        for s in SEATS:
-            if P[s]["d"] == "samurai" and tech[OTHER[s]] == "advancing_cut":
-                if tech[s] == "block":
-                    stop[s] = True
-                    return False
-                if tech[s] == "counterattack":
-                    out[s] = 1
-                    return False
-        cell = COUNTER[tech["A"]][tech["B"]]
-        if cell is None:
-            return True
-        out["A"], out["B"] = cell
-        for s in SEATS:
-            if P[s]["d"] == "samurai" and tech[s] == "block" and tech[OTHER[s]] in T.THRUSTS:
-                stop[s] = True
-        return False
-
     def _end_exchange(self, st: State, ev: list) -> None:
         """Discard the plans (opening them), recover, clear the one-slot states. The event does
         not say why the exchange ended: a dodge the sun hid must stay hidden."""
+        P = st["P"]
         for s in SEATS:
-            p = st["P"][s]
-            self._open(st, s, "plan", p["plan"], not p["f"] & F_OPEN, ev)
+            p = P[s]
+            f = p["f"]
+            rec = p["plan"]  # self._open(st, s, "plan", rec, not f & F_OPEN, ev), inlined
+            (s1, t1), (s2, t2), (s3, t3) = _PLAN_OF.get(rec) or _plan_of(rec)
+            r = _E_REVEAL_PLAN.copy()
+            r["seat"] = s
+            r["choice"] = {"type": "plan", "slots": [{"stance": s1, "technique": t1},
+                                                     {"stance": s2, "technique": t2},
+                                                     {"stance": s3, "technique": t3}]}
+            r["salt"] = rec[:32]
+            r["commitment"] = rec[32:96]
+            if not f & F_OPEN:
+                r["vis"] = [s]
+                st["later"] += f"{s} plan {rec}\n"
+            ev.append(r)
             p["plan"] = None
             p["st"] = min(T.MAX_STAMINA, p["st"] + T.EXCHANGE_RECOVERY)
-            p["f"] = (p["f"] & ~(F_CUT | F_STIFF)) | F_OPEN
-        ev.append(event("exchange_end", exchange=st["ex"],
-                        stamina={s: st["P"][s]["st"] for s in SEATS}))
+            p["f"] = (f & _NOT_CUT_STIFF) | F_OPEN
+        ev.append({"type": "exchange_end", "vis": ALL, "exchange": st["ex"],
+                   "stamina": {"A": P["A"]["st"], "B": P["B"]["st"]}})
 
     def _advance_weather(self, st: State, ev: list) -> None:
         n = st["slot"]
@@ -721,10 +1246,10 @@ class Duel(Game):
                 st["xy"] = "rain" if rng(st).random() < 0.5 else "fog"
                 ev.append(event("chance", draw="rain_or_fog", slot=n,
                                 first=st["xy"], then=RAIN_OTHER[st["xy"]]))
-        before = (st["w"], st["blind"])
-        set_weather(st)
-        if (st["w"], st["blind"]) != before:
-            ev.append(event("weather", slot=n, weather=st["w"], blind=st["blind"]))
+        w0, b0 = st["w"], st["blind"]
+        st["w"], st["blind"] = w, blind = weather_at(n, st["sun"], st["xy"])
+        if w != w0 or blind != b0:
+            ev.append({"type": "weather", "vis": ALL, "slot": n, "weather": w, "blind": blind})
 
     # ---- the end ---------------------------------------------------------------------------
     def _end(self, st: State, places: dict, reason: str) -> list[dict]:
@@ -733,8 +1258,13 @@ class Duel(Game):
         ev: list[dict] = []
         for line in st["later"].splitlines():
             s, kind, rec = line.split(" ")
-            ev.append(event("reveal", seat=s, decision=kind, choice=_choice(kind, rec[96:]),
-                            salt=rec[:32], commitment=rec[32:96], deferred=True))
+            r = _E_REVEAL[kind].copy()
+            r["seat"] = s
+            r["choice"] = _choice(kind, rec[96:])
+            r["salt"] = rec[:32]
+            r["commitment"] = rec[32:96]
+            r["deferred"] = True
+            ev.append(r)
         st["later"] = ""
         P = st["P"]
         for s in SEATS:
