@@ -13,10 +13,11 @@ from app.config import Settings
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)
 def db_url(tmp_path_factory) -> str:
     """One migrated database for the session: a fresh SQLite file, or the real one from
-    DATABASE_URL reset to an empty schema first."""
+    DATABASE_URL reset to an empty schema first. Autouse, so the reset always happens before
+    any test starts a server on that database, whatever order the tests run in."""
     url = os.environ.get("DATABASE_URL")
     if url:
         _reset_postgres(url)

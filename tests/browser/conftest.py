@@ -12,28 +12,12 @@ missing browser (or Playwright) fails the run instead.
 """
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-IN_CI = os.environ.get("CI") == "true"
+from tests.browser_support import CHROMIUM, IN_CI, chromium, run_server, server_env
+
 BROWSER_DIR = Path(__file__).resolve().parent
 
 # The server's log file, so failing tests can show it (see pytest_runtest_makereport).
@@ -67,86 +51,22 @@ def _tail(path: Path, lines: int) -> str:
     return "\n".join(text[-lines:])
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="session")
-def live_server(request, tmp_path_factory):
+def live_server(tmp_path_factory):
     """Base URL of a real Duelhall server running in a subprocess for the whole session."""
-    if os.environ.get("DATABASE_URL"):
-        # tests/conftest.py's db_url resets the Postgres schema once per session: have that
-        # happen now, never under our running server (whatever order the tests run in).
-        request.getfixturevalue("db_url")
     data_dir = tmp_path_factory.mktemp("browser-data")
-    log_path = data_dir / "server.log"
-    _SERVER_LOG["path"] = log_path
-    env = dict(os.environ)
-    env["DATA_DIR"] = str(data_dir)
-    env["PYTHONUNBUFFERED"] = "1"
-    # REDIS_URL / DATABASE_URL are inherited as they are; a unique key prefix per run.
-    if env.get("REDIS_URL"):
-        env["REDIS_PREFIX"] = f"browser{uuid.uuid4().hex[:10]}:"
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(base):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                why = f"exited with {proc.returncode}" if proc.poll() is not None else "not healthy in 60 s"
-                log.flush()
-                msg = f"Duelhall server {why}. Server log:\n{_tail(log_path, 200)}"
-                print(msg, file=sys.stderr)
-                pytest.fail(msg, pytrace=False)
-            time.sleep(0.1)
+    _SERVER_LOG["path"] = data_dir / "server.log"
+    with run_server(data_dir, server_env(data_dir, "browser"), startup_seconds=60) as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if IN_CI:
-            raise
-        pytest.skip("the playwright package is not installed")
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
-    from playwright.sync_api import expect
+    with chromium() as b:
+        from playwright.sync_api import expect
 
-    expect.set_options(timeout=15_000)  # generous: a loaded 2-core machine can be very slow
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-    finally:
-        pw.stop()
+        expect.set_options(timeout=15_000)  # generous: a loaded 2-core machine can be very slow
+        yield b
 
 
 @pytest.fixture

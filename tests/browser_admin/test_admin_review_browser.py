@@ -30,7 +30,6 @@ import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -42,18 +41,8 @@ from pathlib import Path
 import pytest
 
 from games.duel.bots import random_action
+from tests.browser_support import BROWSER_MARKS, ROOT, chromium, run_server, server_env
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-IN_CI = os.environ.get("CI") == "true"
 SECRET_KEY = "browser-admin-secret-key-0123456789abcdef0123"
 # "Root" as in the operations guide; against a shared Postgres (CI's second run) other tests'
 # accounts live in the same database (tests/app makes a "Root" of its own), so add a suffix there.
@@ -63,11 +52,7 @@ PASSWORD = "correct horse battery"
 SHOTS = os.environ.get("SCREENSHOT_DIR")
 TIMEOUT_MS = 30_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists() and not IN_CI,
-                       reason=f"{CHROMIUM} is not installed (and CI is not 'true')"),
-]
+pytestmark = BROWSER_MARKS
 
 
 # ------------------------------------------------------------------------------ HTTP helpers
@@ -98,20 +83,6 @@ def ok(base, method, path, token=None, body=None):
     return data
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 # ------------------------------------------------------------------------------ fixtures
 @pytest.fixture(scope="module")
 def server(request, tmp_path_factory):
@@ -122,68 +93,28 @@ def server(request, tmp_path_factory):
         # now, never under our running server (and so Root is created fresh).
         request.getfixturevalue("db_url")
     data_dir = tmp_path_factory.mktemp("admin-browser")
-    log_path = data_dir / "server.log"
-    env = dict(os.environ)  # REDIS_URL / DATABASE_URL pass through when set
-    env.update(DATA_DIR=str(data_dir), SECRET_KEY=SECRET_KEY, PYTHONUNBUFFERED="1",
-               REDIS_PREFIX=f"adminbrowser{uuid.uuid4().hex[:10]}:")
+    env = server_env(data_dir, "adminbrowser", SECRET_KEY=SECRET_KEY)
     cli = Path(sys.executable).with_name("duelhall")
     cmd = [str(cli)] if cli.exists() else [sys.executable, "-m", "app.cli"]
     made = subprocess.run(cmd + ["create-admin", ROOT_NAME, "--password-stdin"], input=ROOT_PASSWORD + "\n",
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stdout + made.stderr
     assert ROOT_NAME in made.stdout
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while not _healthy(base):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail("Duelhall server did not start:\n" + log_path.read_text(errors="replace")[-4000:],
-                            pytrace=False)
-            time.sleep(0.1)
+    with run_server(data_dir, env) as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser(server):
     # After the server: its set-up may reset Postgres with asyncio.run(), which cannot run once
     # Playwright's sync API holds the event loop of this thread.
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if IN_CI:
-            raise
-        pytest.skip("the playwright package is not installed")
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
-    from playwright.sync_api import expect
+    with chromium() as b:
+        from playwright.sync_api import expect
 
-    # Generous: a loaded 2-core CI machine is slow, and every sign-in costs the server an argon2
-    # hash. A passing run never waits for these.
-    expect.set_options(timeout=TIMEOUT_MS)
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-    finally:
-        pw.stop()
+        # Generous: a loaded 2-core CI machine is slow, and every sign-in costs the server an
+        # argon2 hash. A passing run never waits for these.
+        expect.set_options(timeout=TIMEOUT_MS)
+        yield b
 
 
 @pytest.fixture

@@ -13,37 +13,18 @@ The browser tests are skipped only when /usr/bin/chromium is missing and CI is n
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-import uuid
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.browser_support import BROWSER_MARKS, ROOT, chromium, run_server, server_env
+
 STATIC = ROOT / "static"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-IN_CI = os.environ.get("CI") == "true"
 LANGS = ("en", "it", "pt", "hu")
 ENTRY_KEYS = {"down", "cards", "value", "op", "text"}
 
-browser_test = pytest.mark.skipif(
-    not CHROMIUM.exists() and not IN_CI,
-    reason=f"{CHROMIUM} is not installed (and CI is not 'true')",
-)
+browser_test = BROWSER_MARKS[1]
 
 
 # ------------------------------------------------------------------------------ catalogues
@@ -95,77 +76,21 @@ def test_catalogues_cover_every_string_of_the_board_and_the_form():
 
 
 # ----------------------------------------------------------------------------------- server
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """The real app in a subprocess on a free port, with its own DATA_DIR. REDIS_URL and
-    DATABASE_URL pass through when set, with a key prefix of its own."""
+    """The real app in a subprocess on a free port, with its own DATA_DIR."""
     data_dir = tmp_path_factory.mktemp("combat-browser")
-    log_path = data_dir / "server.log"
-    env = dict(os.environ)
-    env["DATA_DIR"] = str(data_dir)
-    env["PYTHONUNBUFFERED"] = "1"
-    env["REDIS_PREFIX"] = f"combat{uuid.uuid4().hex[:10]}:"
-    python = ROOT / ".venv" / "bin" / "python"
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [str(python if python.exists() else sys.executable), "-m", "uvicorn", "app.main:app",
-         "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(base):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail("the Duelhall server did not come up:\n"
-                            + log_path.read_text(errors="replace")[-6000:], pytrace=False)
-            time.sleep(0.1)
+    with run_server(data_dir, server_env(data_dir, "combat")) as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if IN_CI:
-            raise
-        pytest.skip("the playwright package is not installed")
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
-    from playwright.sync_api import expect
+    with chromium() as b:
+        from playwright.sync_api import expect
 
-    expect.set_options(timeout=15_000)  # the waiting room polls every 2 s; CI machines are slow
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+        expect.set_options(timeout=15_000)  # the waiting room polls every 2 s; CI is slow
+        yield b
 
 
 class Player:

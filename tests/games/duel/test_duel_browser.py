@@ -14,114 +14,36 @@ Skipped only when /usr/bin/chromium is missing and CI is not "true".
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-import uuid
-from pathlib import Path
 
 import pytest
 
 from games.base import filter_events
+from tests.browser_support import BROWSER_MARKS, chromium, run_server, server_env
 from games.duel.bots import random_action
 from games.duel.commit import canonical_json, commitment, verify_commitment
 from games.duel.engine import GAME
 
-ROOT = Path(__file__).resolve().parents[3]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-IN_CI = os.environ.get("CI") == "true"
 BOARD = "#board .board-host[data-game=duel] section.duel"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists() and not IN_CI,
-                       reason=f"{CHROMIUM} is not installed (and CI is not 'true')"),
-]
+pytestmark = BROWSER_MARKS
 
 
 # ------------------------------------------------------------------------------ fixtures
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """Base URL of the real app (uvicorn app.main:app) in a subprocess, with its own DATA_DIR.
-    REDIS_URL / DATABASE_URL pass through when set; a unique REDIS_PREFIX keeps runs apart."""
+    """Base URL of the real app in a subprocess, with its own DATA_DIR."""
     data_dir = tmp_path_factory.mktemp("duel-browser")
-    log_path = data_dir / "server.log"
-    env = dict(os.environ)
-    env["DATA_DIR"] = str(data_dir)
-    env["PYTHONUNBUFFERED"] = "1"
-    env["REDIS_PREFIX"] = f"duelbrowser{uuid.uuid4().hex[:10]}:"
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(base):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail("Duelhall server did not start:\n" + log_path.read_text(errors="replace")[-4000:],
-                            pytrace=False)
-            time.sleep(0.1)
+    with run_server(data_dir, server_env(data_dir, "duelbrowser")) as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if IN_CI:
-            raise
-        pytest.skip("the playwright package is not installed")
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-    finally:
-        pw.stop()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture

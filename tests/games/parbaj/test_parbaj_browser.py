@@ -9,94 +9,31 @@ Skipped only when /usr/bin/chromium is missing and CI is not "true".
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-import uuid
-from pathlib import Path
 
 import pytest
 
 from games.parbaj.cardpool import CARDS, POOL
+from tests.browser_support import BROWSER_MARKS, chromium, run_server, server_env
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ROOT = Path(__file__).resolve().parents[3]
 BOARD = "#board .board-host[data-game=parbaj] section.parbaj"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists() and os.environ.get("CI") != "true",
-                       reason="/usr/bin/chromium is not installed (and CI is not 'true')"),
-]
+pytestmark = BROWSER_MARKS
 
 
 # ------------------------------------------------------------------------------ fixtures
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    data = tmp_path_factory.mktemp("parbaj-browser")
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    env.update(DATA_DIR=str(data), PYTHONUNBUFFERED="1")
-    for name in ("REDIS_URL", "DATABASE_URL"):
-        if os.environ.get(name):
-            env[name] = os.environ[name]
-    env["REDIS_PREFIX"] = f"pjb{uuid.uuid4().hex[:10]}:"
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    python = ROOT / ".venv" / "bin" / "python"
-    log_path = data / "server.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [str(python if python.exists() else sys.executable), "-m", "uvicorn", "app.main:app",
-         "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(base):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail("the server did not start:\n" + log_path.read_text(errors="replace")[-4000:])
-            time.sleep(0.1)
+    data_dir = tmp_path_factory.mktemp("parbaj-browser")
+    with run_server(data_dir, server_env(data_dir, "pjb")) as (base, _):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
