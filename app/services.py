@@ -27,6 +27,9 @@ class Services:
     maker: async_sessionmaker
     outbox: OutboxWorker
     tasks: list[asyncio.Task] = field(default_factory=list)
+    # ``async def observer(svc, doc)`` called after each match change this process makes
+    # (see app/live/service.py); features register theirs in ``start``.
+    observers: list = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     @classmethod
@@ -48,8 +51,14 @@ class Services:
         if self.settings.run_workers:
             self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))
             self.tasks.append(asyncio.create_task(
-                clocks.run(self.store, self.hub, self.settings.clock_poll_seconds, self.stopping),
+                clocks.run(self.store, self.hub, self.settings.clock_poll_seconds, self.stopping,
+                           on_change=self._after_change),
                 name="clocks"))
+
+    async def _after_change(self, doc: dict) -> None:
+        from app.live import service  # service imports views/store; keep this module light
+
+        await service.after_change(self, doc)
 
     async def stop(self) -> None:
         self.stopping.set()

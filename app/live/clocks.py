@@ -13,8 +13,9 @@ from app.live.store import MatchStore, now
 log = logging.getLogger("duelhall.clocks")
 
 
-async def fire_due(store: MatchStore, hub=None, limit: int = 100) -> int:
-    """Fire every expired deadline once; returns how many matches changed."""
+async def fire_due(store: MatchStore, hub=None, limit: int = 100, on_change=None) -> int:
+    """Fire every expired deadline once; returns how many matches changed. ``on_change(doc)``
+    is awaited after each change this call made (the process's match observers)."""
     due = await store.r.zrangebyscore(store.k.deadlines, "-inf", now(), start=0, num=limit)
     fired = 0
     for mid in due:
@@ -28,14 +29,17 @@ async def fire_due(store: MatchStore, hub=None, limit: int = 100) -> int:
             metrics.TIMEOUTS.inc()
             if hub is not None:
                 await hub.push_doc(change.doc, change.events)
+            if on_change is not None:
+                await on_change(change.doc)
     return fired
 
 
-async def run(store: MatchStore, hub, poll_seconds: float, stop: asyncio.Event | None = None) -> None:
+async def run(store: MatchStore, hub, poll_seconds: float, stop: asyncio.Event | None = None,
+              on_change=None) -> None:
     stop = stop or asyncio.Event()
     while not stop.is_set():
         try:
-            await fire_due(store, hub)
+            await fire_due(store, hub, on_change=on_change)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -1,6 +1,13 @@
-"""The live-match operations routers and sockets call: store change, then local fan-out.
+"""The live-match operations routers and sockets call: store change, then local fan-out,
+then this process's match observers.
 
 Remote processes learn of the change through the pub/sub notice the store publishes.
+
+Observers (``svc.observers``: ``async def observer(svc, doc)``) are how features that react to
+matches (bots taking their turn, tournaments recording a finished match) hear of a change without
+the store knowing about them. They run in the process that made the change, right after it, so
+they must be idempotent and quick (start a task for slow work), and, because a process can die
+between the write and the call, each feature also sweeps for what it missed.
 """
 from __future__ import annotations
 
@@ -33,6 +40,7 @@ async def perform(svc, match_id: str, user: User, action, client_seq: int | None
         metrics.ACTIONS.labels(change.doc["game"]).inc()
         metrics.ACTION_LATENCY.observe(time.perf_counter() - t0)
         await svc.hub.push_doc(change.doc, change.events)
+        await after_change(svc, change.doc)
     return change
 
 
@@ -40,7 +48,18 @@ async def lobby_change(svc, doc: dict) -> dict:
     """After create/join/leave/start: refresh this process's sockets of that match."""
     batches = await svc.store.events_since(doc["id"], doc["version"] - 1)
     await svc.hub.push_doc(doc, batches[-1]["events"] if batches else [])
+    await after_change(svc, doc)
     return doc
+
+
+async def after_change(svc, doc: dict) -> None:
+    """Tell this process's observers about a change it just made. An observer's failure is
+    logged and never undoes or blocks the change (it is already stored)."""
+    for observer in getattr(svc, "observers", ()):
+        try:
+            await observer(svc, doc)
+        except Exception:
+            log.exception("match observer failed", extra={"observer": getattr(observer, "__name__", "?")})
 
 
 async def view_for(svc, match_id: str, user: User | None, since: int | None = None) -> dict:
