@@ -33,50 +33,73 @@ def _insert(session: AsyncSession, model):
 
 
 async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
-    """Write history records in one transaction (all or nothing)."""
-    async with maker() as session, session.begin():
-        for rec in records:
-            await _write_one(session, rec)
+    """Write history records in one transaction (all or nothing), with a handful of statements
+    whatever the batch size: executemany of cached statements, not one statement per record
+    (that cost ~8 ms of CPU per record and starved the event loop; see docs/performance.md).
 
-
-async def _write_one(session: AsyncSession, rec: dict) -> None:
-    h = rec["match"]
-    for s in h["seats"]:
-        if s["user"]:
-            stmt = _insert(session, User).values(
-                id=s["user"]["id"], name=s["user"]["name"], role="player", is_guest=True,
-                is_bot=bool(s["user"].get("bot")), created_at=_ts(rec["at"]),
-            ).on_conflict_do_nothing(index_elements=["id"])
-            await session.execute(stmt)
-    values = dict(
-        id=h["id"], game=h["game"], status=h["status"], version=h["version"],
-        options=h["options"], seed=h["seed"], host_id=h["host"], result=h["result"],
-        created_at=_ts(h["created_at"]), started_at=_ts(h["started_at"]),
-        finished_at=_ts(h["finished_at"]),
-    )
-    ins = _insert(session, Match).values(**values)
-    upsert = ins.on_conflict_do_update(
-        index_elements=["id"],
-        set_={k: getattr(ins.excluded, k) for k in values if k != "id"},
-        where=Match.version < ins.excluded.version,
-    )
-    moved = (await session.execute(upsert)).rowcount
-    if moved:
-        places = (h.get("result") or {}).get("places", {})
-        await session.execute(delete(MatchSeat).where(MatchSeat.match_id == h["id"]))
+    Per batch: users (insert, ignore existing), the newest header per match (upsert that only
+    moves a row forward in version), the seats of the matches whose row now holds this batch's
+    version (rewritten), ratings for those that finished, and the actions (insert, ignore
+    existing)."""
+    if not records:
+        return
+    users: dict[str, dict] = {}
+    latest: dict[str, dict] = {}
+    actions: dict[tuple, dict] = {}
+    for rec in records:
+        h = rec["match"]
         for s in h["seats"]:
-            session.add(MatchSeat(match_id=h["id"], seat=s["seat"],
-                                  user_id=s["user"]["id"] if s["user"] else None,
-                                  place=places.get(s["seat"])))
-        await session.flush()
-        if h["status"] == "finished" and h.get("result"):
-            await _rate(session, h)
-    if rec["kind"] in ("action", "timeout", "resign"):
-        stmt = _insert(session, MatchAction).values(
-            match_id=h["id"], version=h["version"], seat=rec["seat"], user_id=rec.get("user_id"),
-            kind=rec["kind"], payload=rec.get("action"), created_at=_ts(rec["at"]),
-        ).on_conflict_do_nothing(index_elements=["match_id", "version"])
-        await session.execute(stmt)
+            u = s["user"]
+            if u and u["id"] not in users:
+                users[u["id"]] = dict(id=u["id"], name=u["name"], role="player", is_guest=True,
+                                      is_bot=bool(u.get("bot")), created_at=_ts(rec["at"]))
+        cur = latest.get(h["id"])
+        if cur is None or h["version"] > cur["version"]:
+            latest[h["id"]] = h
+        if rec["kind"] in ("action", "timeout", "resign"):
+            actions.setdefault((h["id"], h["version"]), dict(
+                match_id=h["id"], version=h["version"], seat=rec["seat"], user_id=rec.get("user_id"),
+                kind=rec["kind"], payload=rec.get("action"), created_at=_ts(rec["at"])))
+    async with maker() as session, session.begin():
+        if users:
+            await session.execute(
+                _insert(session, User.__table__).on_conflict_do_nothing(index_elements=["id"]),
+                list(users.values()))
+        rows = [dict(id=h["id"], game=h["game"], status=h["status"], version=h["version"],
+                     options=h["options"], seed=h["seed"], host_id=h["host"], result=h["result"],
+                     created_at=_ts(h["created_at"]), started_at=_ts(h["started_at"]),
+                     finished_at=_ts(h["finished_at"])) for h in latest.values()]
+        table = Match.__table__
+        up = _insert(session, table)
+        up = up.on_conflict_do_update(
+            index_elements=["id"],
+            set_={k: getattr(up.excluded, k) for k in rows[0] if k != "id"},
+            where=table.c.version < up.excluded.version)
+        await session.execute(up, rows)              # executemany of one cached statement
+        have = dict((await session.execute(
+            select(table.c.id, table.c.version).where(table.c.id.in_(list(latest))))).all())
+        moved = [mid for mid, h in latest.items() if have.get(mid) == h["version"]]
+        if moved:
+            seats_t = MatchSeat.__table__
+            await session.execute(delete(seats_t).where(seats_t.c.match_id.in_(moved)))
+            seats = []
+            for mid in moved:
+                h = latest[mid]
+                places = (h.get("result") or {}).get("places", {})
+                seats += [dict(match_id=mid, seat=s["seat"],
+                               user_id=s["user"]["id"] if s["user"] else None,
+                               place=places.get(s["seat"])) for s in h["seats"]]
+            if seats:
+                await session.execute(_insert(session, seats_t), seats)
+            for mid in moved:
+                h = latest[mid]
+                if h["status"] == "finished" and h.get("result"):
+                    await _rate(session, h)
+        if actions:
+            await session.execute(
+                _insert(session, MatchAction.__table__).on_conflict_do_nothing(
+                    index_elements=["match_id", "version"]),
+                list(actions.values()))
 
 
 async def _rate(session: AsyncSession, h: dict) -> None:
