@@ -16,6 +16,9 @@ Shape (after OpenSpiel and boardgame.io):
 * ``view(state, viewer) -> dict``: what ``viewer`` (a seat, ``SPECTATOR`` or ``OMNISCIENT``)
   may know. It is the only thing ever sent to a client.
 * ``result(state) -> None | Result dict``.
+* ``sample_action(state, seat, rnd) -> action`` (optional): a random legal action, drawn as a
+  random bot picking from ``legal`` draws it; for simulations and benchmarks. A game may
+  override it to draw without building ``legal``, from the same distribution.
 
 Events are dicts with a ``"vis"`` key: ``"all"`` or a list of viewers (seats, ``SPECTATOR``,
 ``OMNISCIENT``) allowed to see them. :func:`filter_events` is the single filter every event
@@ -79,6 +82,9 @@ class Option:
     maximum: int | None = None
     choices: tuple | None = None
     nullable: bool = False
+    # A secret option (e.g. Párbaj's fixed decks) is never shown as it is: views, lobby lists
+    # and match summaries get ``Game.public_options`` instead.
+    secret: bool = False
 
     def schema(self) -> dict:
         kinds = {int: "integer", bool: "boolean", str: "string"}
@@ -174,6 +180,18 @@ def filter_events(events: Iterable[Event], viewer: str) -> list[Event]:
     return out
 
 
+def expand_one_of(value: Any, rnd: random.Random) -> Any:
+    """A copy of a ``legal`` entry with every ``{"one_of": [...]}`` replaced by ``rnd.choice``
+    of its values (expanded in turn)."""
+    if isinstance(value, dict):
+        if len(value) == 1 and "one_of" in value:
+            return expand_one_of(rnd.choice(value["one_of"]), rnd)
+        return {k: expand_one_of(v, rnd) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_one_of(v, rnd) for v in value]
+    return value
+
+
 def seat_names(n: int) -> list[str]:
     return list(SEAT_NAMES[:n])
 
@@ -196,6 +214,21 @@ class Game:
 
     def validate_options(self, raw: dict | None, n_seats: int | None = None) -> dict:
         return validate_options(self.options, raw)
+
+    def public_options(self, options: dict) -> dict:
+        """``options`` as anybody may see them: a secret option's value (when set) becomes
+        ``"hidden"`` (per seat for a per-seat option), so clients know it is set but not what."""
+        secret = {o.name for o in self.options if o.secret}
+        if not secret or not options or not secret & set(options):
+            return options
+        out = dict(options)
+        for name in secret & set(out):
+            value = out[name]
+            if isinstance(value, dict):
+                out[name] = {k: "hidden" for k in value}
+            elif value is not None:
+                out[name] = "hidden"
+        return out
 
     def setup(self, options: dict, seats: list[str], seed: int) -> State:
         opts = self.validate_options(options, len(seats))
@@ -266,6 +299,17 @@ class Game:
 
     def view(self, state: State, viewer: str) -> dict:
         return self._view(state, viewer)
+
+    def sample_action(self, state: State, seat: str, rnd: random.Random) -> Action:
+        """A random legal action for ``seat``: ``rnd.choice`` of a ``legal`` entry,
+        each ``{"one_of": [...]}`` in it replaced by ``rnd.choice`` of its (expanded) values.
+        Games may override it with a cheaper draw from the same distribution."""
+        legal = self.legal(state, seat)
+        if not legal:
+            if state.get("result") is not None:
+                raise MatchOver("The match is over.")
+            raise NotYourTurn("It is not your turn.")
+        return expand_one_of(rnd.choice(legal), rnd)
 
     def result(self, state: State) -> dict | None:
         return state.get("result")

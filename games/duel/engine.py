@@ -3,8 +3,8 @@
 Rules as implemented: docs/rules/duel.md. Tables: games/duel/tables.py. Commitments:
 games/duel/commit.py and docs/commitments.md.
 
-The state is kept deliberately small and flat, because ``Game.apply`` deep-copies it on every
-action (see the speed target in docs/dev/engine-brief.md):
+The state is kept deliberately small and flat, because the server copies it on every action
+(``apply(copy=True)``, copy-on-write, see ``Duel.apply``):
 
   phase        "duellist" | "stance" | "plan" | "footwork" | "dodge"
   slot         global slot counter of the current (or next) slot, from 1; drives the weather
@@ -24,19 +24,22 @@ A *record* is one string: salt (32 hex) + commitment (64 hex) + compact value of
 (``brute``; ``high``; ``toward``; ``1``/``0`` for a dodge; ``high/downward_cut,low/wait,...``
 for a plan). ``_choice`` turns it back into the action object the commitment was made over.
 
-Speed (bench/engine.py; bots and the balance lab run millions of decisions): ``Duel``
-overrides the public ``pending``/``legal``/``apply`` of ``games.base.Game`` with equivalent
-versions that do the same checks in the same order without building intermediate dicts; the
-per-slot steps are written out for seats A and B rather than looped or split into helpers (a
-Python call or a small tuple costs more than the work in it); the rule tables are read through
-lookups computed at import; a plan is parsed once (cached by its record); the frequent events are
-copies of templates (a dict copy is cheaper than a literal); the server path (``copy=True``)
-copies the state with a structure-aware copy instead of a pickle round trip. The states, events
-and chance draws are exactly those of the straightforward version.
+Speed (bench/engine.py, docs/performance.md; bots and the balance lab run millions of
+decisions): ``Duel`` overrides the public ``pending``/``legal``/``apply`` of ``games.base.Game``
+with equivalent versions that make the same checks in the same order (``apply`` tests the usual
+case in one expression first) without building intermediate dicts, and ``sample_action`` draws a
+random legal action without building ``legal``. The per-slot steps are written out for seats A
+and B rather than looped or split into helpers (a Python call or a small tuple costs more than
+the work in it); the rule tables are read through lookups computed at import, every valid plan
+included; the frequent events are copies of templates (a dict copy is cheaper than a literal);
+the server path (``copy=True``) copies only the containers a step writes. The states, events
+and chance draws are exactly those of the straightforward version
+(tests/games/duel/test_duel_golden.py).
 """
 from __future__ import annotations
 
 from hashlib import sha256 as _sha256
+from random import Random as _Random
 
 from games.base import (
     ALL,
@@ -57,6 +60,26 @@ from games.base import (
 )
 
 from . import tables as T
+from .tables import (  # the scalar rules, read as plain globals in the hot paths
+    ABILITY_LOCK,
+    CLASH_COST,
+    CLASH_KNOCKBACK,
+    DODGE_COST,
+    DODGE_DISTANCE,
+    EXCHANGE_RECOVERY,
+    MAX_STAMINA,
+    MIGHTY_DAMAGE,
+    MIGHTY_MISS_LOCK,
+    NORMAL_OPENING,
+    PURSUIT,
+    PURSUIT_RANGE,
+    RAIN_EXTRA,
+    REST_RECOVERY,
+    SLOTS_PER_EXCHANGE,
+    WAIT_RECOVERY,
+)
+from .bots import _INLINE as _CHOICE_INLINE
+from .bots import random_action as _random_action
 from .commit import canonical_json, salt_pool
 
 SEATS = ("A", "B")
@@ -134,13 +157,32 @@ _LEGAL_DODGE = _DODGE_YES, _DODGE_NO = ({"type": "dodge", "dodge": True}, {"type
 _LEGAL_NO_DODGE = (_DODGE_NO,)
 _LEGAL_PAIRS = tuple(dict(x) for x in PAIRS)
 _LEGAL_PAIRS_OF = {s: tuple(x for x in _LEGAL_PAIRS if x["stance"] == s) for s in T.STANCES}
+_LEGAL_STANCES = tuple({"type": "stance", "stance": s} for s in T.STANCES)
+_LEGAL_DUELLISTS = tuple({"type": "duellist", "duellist": d} for d in T.DUELLISTS)
+# sample_action's draws: rnd.choice(seq) takes k = n.bit_length() random bits per try.
+_N_PAIRS = len(_LEGAL_PAIRS)
+_K_PAIRS = _N_PAIRS.bit_length()
+
+
+def _draw(seq: tuple) -> tuple:
+    return seq, len(seq), len(seq).bit_length()
+
+
+_DRAW_MOVES = _draw(_LEGAL_MOVES)
+_DRAW_RONIN = _draw(_LEGAL_RONIN)
+_DRAW_DODGE = _draw(_LEGAL_DODGE)
+_DRAW_NO_DODGE = _draw(_LEGAL_NO_DODGE)
+_DRAW_STANCES = _draw(_LEGAL_STANCES)
+_DRAW_DUELLISTS = _draw(_LEGAL_DUELLISTS)
+_DRAW_FIRST_PAIR = {s: _draw(x) for s, x in _LEGAL_PAIRS_OF.items()}
+_DRAW_FOOTWORK_OF = {d: _DRAW_RONIN if d == "ronin" else _DRAW_MOVES for d in T.DUELLISTS}
 # Footwork steps toward the opponent, without and with rain (a non-zero move goes one farther).
 _STEPS_DRY = dict(T.RONIN_MOVES)
-_STEPS_RAIN = {mv: m + (T.RAIN_EXTRA if m > 0 else -T.RAIN_EXTRA) if m else m
+_STEPS_RAIN = {mv: m + (RAIN_EXTRA if m > 0 else -RAIN_EXTRA) if m else m
                for mv, m in T.RONIN_MOVES.items()}
 # Technique step without and with rain (0 for no step).
 _TSTEP_DRY = dict(STEP)
-_TSTEP_RAIN = {t: m + (T.RAIN_EXTRA if m > 0 else -T.RAIN_EXTRA) if m else 0 for t, m in STEP.items()}
+_TSTEP_RAIN = {t: m + (RAIN_EXTRA if m > 0 else -RAIN_EXTRA) if m else 0 for t, m in STEP.items()}
 _HEAVY_CUTS = frozenset(T.HEAVY_CUTS)
 _THRUSTS = frozenset(T.THRUSTS)
 _HEAVY_OK = frozenset(T.HEAVY_RECOVERY_OK)
@@ -207,6 +249,28 @@ def _choice_json(kind: str, value: str) -> str:
     return _SMALL_JSON[kind, value]
 
 
+# Every valid plan value (12 stance/technique pairs in each of the three slots: 1,728 values) is
+# parsed and encoded once, here (a few milliseconds at import), so no match pays a cache miss;
+# _PLAN_COMMIT_JSON is what apply hashes after the salt.
+_PLAN_COMMIT_JSON: dict[str, str] = {}
+
+
+def _all_plans() -> None:
+    pair = {v: tuple(v.split("/")) for by_tech in _SLOT_VALUE.values() for v in by_tech.values()}
+    pair_json = {v: '{"stance":"%s","technique":"%s"}' % p for v, p in pair.items()}
+    for a, pa in pair.items():
+        for b, pb in pair.items():
+            for c, pc in pair.items():
+                v = a + "," + b + "," + c
+                _PLAN_SLOTS[v] = (pa, pb, pc)
+                _PLAN_JSON[v] = j = ('{"slots":[' + pair_json[a] + "," + pair_json[b] + ","
+                                     + pair_json[c] + '],"type":"plan"}')
+                _PLAN_COMMIT_JSON[v] = ":" + j
+
+
+_all_plans()
+assert len(_PLAN_COMMIT_JSON) == 12 ** 3 < _CACHE_MAX
+
 _SMALL_JSON = {
     (kind, v): canonical_json(_choice(kind, v))
     for kind, values in (("duellist", T.DUELLISTS), ("stance", T.STANCES),
@@ -214,21 +278,36 @@ _SMALL_JSON = {
     for v in values
 }
 # move -> ":" + canonical JSON of the footwork action (what follows the salt in the hash).
-_MOVE_JSON = {m: ":" + _SMALL_JSON["footwork", m] for m in T.MOVES}
 _RONIN_JSON = {m: ":" + _SMALL_JSON["footwork", m] for m in T.RONIN_MOVES}
 _STANCE_JSON = {s: ":" + _SMALL_JSON["stance", s] for s in T.STANCES}
+assert [m for m in T.RONIN_MOVES if m[-1] == "2"] == [m for m in T.RONIN_MOVES if m not in T.MOVES]
+_MISSING = object()  # apply: an action without the phase's field
 _DODGE_NO_JSON = ":" + _SMALL_JSON["dodge", "0"]
+_DODGE_YES_JSON = ":" + _SMALL_JSON["dodge", "1"]
 # Event templates: the frequent events are built by copying one of these (keys in the same
 # order) and setting the fields that vary; a dict copy is cheaper than a literal.
+_E_COMMIT = {ph: {"type": "commit", "vis": ALL, "seat": None, "decision": ph, "commitment": None}
+             for ph in FIELD}
+_E_SLOT = {"type": "slot", "vis": ALL, "slot": None, "exchange": None, "exchange_slot": None,
+           "weather": None, "blind": None}
+_E_STANCE = {"type": "stance", "vis": ALL, "seat": None, "slot": None, "stance": None}
+_E_OPENING = {"type": "stance", "vis": ALL, "seat": None, "slot": None, "stance": None,
+              "opening": True}
+_E_DODGED = {"type": "dodge", "vis": ALL, "seat": None, "dodge": True, "from": None, "to": None}
+_E_STAYED = {"type": "dodge", "vis": ALL, "seat": None, "dodge": False}
+_E_STEP = {"type": "step", "vis": ALL, "seat": None, "from": None, "to": None}
+_E_TECHNIQUE = {"type": "technique", "vis": ALL, "seat": None, "slot": None, "technique": None,
+                "status": None}
 _E_FOOTWORK = {"type": "footwork", "vis": ALL, "seat": None, "move": None, "from": None, "to": None}
 _E_REVEAL = {kind: {"type": "reveal", "vis": ALL, "seat": None, "decision": kind, "choice": None,
                     "salt": None, "commitment": None} for kind in FIELD}
+_KIND_AT = {kind[:2]: kind for kind in FIELD}  # the decisions' first two letters differ
+assert len(_KIND_AT) == len(FIELD)
+_E_DEFERRED = {kind: {**e, "deferred": True} for kind, e in _E_REVEAL.items()}  # at match end
 _E_REVEAL_FOOTWORK = _E_REVEAL["footwork"]
 _E_REVEAL_DODGE = _E_REVEAL["dodge"]
 _E_REVEAL_STANCE = _E_REVEAL["stance"]
 _E_REVEAL_PLAN = _E_REVEAL["plan"]
-_E_COMMIT = {ph: {"type": "commit", "vis": ALL, "seat": None, "decision": ph, "commitment": None}
-             for ph in FIELD}
 # pending() of a decision both seats are asked: phase -> {"A": phase, "B": phase} (copied)
 _PENDING_AB = {ph: {"A": ph, "B": ph} for ph in FIELD}
 
@@ -238,9 +317,9 @@ _PENDING_AB = {ph: {"A": ph, "B": ph} for ph in FIELD}
 # ------------------------------------------------------------------------------------------
 def weather_at(n: int, sun_first: str | None, x: str | None) -> tuple[str, str | None]:
     """Weather of global slot ``n`` and the seat the sun blinds (None when not sunny)."""
-    if n <= T.NORMAL_OPENING:
+    if n <= NORMAL_OPENING:
         return "normal", None
-    kind, switched = _CYCLE_AT[(n - T.NORMAL_OPENING - 1) % CYCLE_LEN]
+    kind, switched = _CYCLE_AT[(n - NORMAL_OPENING - 1) % CYCLE_LEN]
     if kind == "sun":
         return "sun", OTHER[sun_first] if switched else sun_first
     if kind == "X":
@@ -271,7 +350,7 @@ def _sunhid(st: State, s: str) -> bool:
 
 
 def _room(st: State, s: str) -> bool:
-    k = T.DODGE_DISTANCE + (T.RAIN_EXTRA if st["w"] == "rain" else 0)
+    k = DODGE_DISTANCE + (RAIN_EXTRA if st["w"] == "rain" else 0)
     pos = st["P"][s]["pos"]
     return pos - k >= 1 if s == "A" else pos + k <= st["options"]["track_length"]
 
@@ -309,39 +388,6 @@ def _rev_entry(text: str) -> dict:
     return e
 
 
-# A live Duel state (base.setup + Duel._setup) has 20 keys: game, options, seats, seed, rng_n,
-# result, timeouts, phase, slot, ex, xs, sun, xy, who, buf, later, salts, w, blind, P; and
-# P[seat] has 9: d, hp, st, pos, stance, lock, plan, rev, f.
-
-
-def _copy_state(st: State) -> State:
-    """A deep copy of a live Duel state, equal to ``games.base.clone(st)`` and several times
-    faster: the containers of the layout above (options, seats, timeouts, buf, P, P[seat],
-    P[seat]["rev"]) are copied; every other value in it is an immutable scalar (str, int, bool,
-    None) and is shared. A state of another size (a result, keys added or missing) goes
-    through ``clone``. (The sizes are checked rather than the key sets: comparing key sets
-    costs as much as the copy itself.)"""
-    if len(st) != 20 or st.get("result", 0) is not None:
-        return clone(st)
-    try:
-        P = st["P"]
-        a = P["A"].copy()
-        b = P["B"].copy()
-        if len(a) != 9 or len(b) != 9 or len(P) != 2:
-            return clone(st)
-        a["rev"] = a["rev"].copy()
-        b["rev"] = b["rev"].copy()
-        new = st.copy()
-        new["options"] = st["options"].copy()
-        new["seats"] = st["seats"].copy()
-        new["timeouts"] = st["timeouts"].copy()
-        new["buf"] = st["buf"].copy()
-    except (KeyError, TypeError, AttributeError):
-        return clone(st)
-    new["P"] = {"A": a, "B": b}
-    return new
-
-
 def _both(dA: str, dB: str, tA: str, tB: str, mA: bool, mB: bool) -> tuple:
     """Both attacks reach: the counter table with the duellists' overrides. Returns
     (clash, dealt by A, dealt by B, A's Samurai Block stopped B, B's stopped A)."""
@@ -350,11 +396,11 @@ def _both(dA: str, dB: str, tA: str, tB: str, mA: bool, mB: bool) -> tuple:
     if mA:
         if dB == "samurai" and tB == "block":
             return False, 0, 0, False, True
-        return False, T.MIGHTY_DAMAGE, 0, False, False
+        return False, MIGHTY_DAMAGE, 0, False, False
     if mB:
         if dA == "samurai" and tA == "block":
             return False, 0, 0, True, False
-        return False, 0, T.MIGHTY_DAMAGE, False, False
+        return False, 0, MIGHTY_DAMAGE, False, False
     if dA == "samurai" and tB == "advancing_cut":
         if tA == "block":
             return False, 0, 0, True, False
@@ -398,7 +444,7 @@ class Duel(Game):
 
     # ---- public contract -----------------------------------------------------------------
     def pending(self, st: State) -> dict[str, str]:
-        if st.get("result") is not None:
+        if st["result"] is not None:
             return {}
         who = st["who"]
         if who == "AB":
@@ -427,68 +473,140 @@ class Duel(Game):
             return [_DODGE_NO.copy()]
         return self._legal(st, seat)
 
+    def sample_action(self, st: State, seat: str, rnd) -> dict:
+        """``bots.random_action(self.legal(st, seat), rnd)`` without building ``legal``: the
+        same action from the same draws of ``rnd`` (``rnd.choice`` over the entries, then over
+        each plan slot's ``one_of``), for a plain ``random.Random``; any other generator goes
+        through ``legal`` and the bot. tests/games/duel/test_duel_sampling.py checks both."""
+        if not (_CHOICE_INLINE and rnd.__class__ is _Random):
+            return _random_action(self.legal(st, seat), rnd)
+        if st["result"] is not None:
+            raise MatchOver("The match is over.")
+        if st["buf"].get(seat, 0) is not None or seat not in st["who"]:  # not pending
+            raise NotYourTurn("It is not your turn.")
+        bits = rnd.getrandbits  # rnd.choice(seq) is seq[r], r = bits(k) redrawn until r < n
+        ph = st["phase"]
+        if ph == "footwork":
+            seq, n, k = _DRAW_FOOTWORK_OF[st["P"][seat]["d"]]
+        elif ph == "plan":
+            while bits(1):  # choice of legal's single entry, the plan template
+                pass
+            seq, n, k = _DRAW_FIRST_PAIR[st["P"][seat]["stance"]]
+            r = bits(k)
+            while r >= n:
+                r = bits(k)
+            x = seq[r]
+            r = bits(_K_PAIRS)
+            while r >= _N_PAIRS:
+                r = bits(_K_PAIRS)
+            y = _LEGAL_PAIRS[r]
+            r = bits(_K_PAIRS)
+            while r >= _N_PAIRS:
+                r = bits(_K_PAIRS)
+            return {"type": "plan", "slots": [x.copy(), y.copy(), _LEGAL_PAIRS[r].copy()]}
+        elif ph == "dodge":
+            seq, n, k = _DRAW_DODGE if _room(st, seat) else _DRAW_NO_DODGE
+        elif ph == "stance":
+            seq, n, k = _DRAW_STANCES
+        else:
+            seq, n, k = _DRAW_DUELLISTS
+        r = bits(k)
+        while r >= n:
+            r = bits(k)
+        return seq[r].copy()
+
     def apply(self, state: State, seat: str, action: dict, *, copy: bool = True
               ) -> tuple[State, list[dict]]:
-        """``games.base.Game.apply`` with ``_apply`` inlined (keep the two in step); the copy
-        is ``_copy_state``."""
-        if state.get("result") is not None:
-            raise MatchOver("The match is over.")
-        if seat not in state["seats"]:
-            raise IllegalAction("You are not playing in this match.")
-        if not isinstance(action, dict) or not isinstance(t := action.get("type"), str):
-            raise IllegalAction("An action is an object with a 'type'.")
-        st = _copy_state(state) if copy else state
-        if t == "resign":
-            if set(action) != {"type"}:
-                raise IllegalAction("'resign' takes no other fields.")
-            return st, self._forfeit(st, seat, "resigned")
-        # seat in self.pending(state)
-        if seat not in _SEAT_SET or seat not in state["who"] or state["buf"][seat] is not None:
-            raise NotYourTurn("It is not your turn.")
-        ph = st["phase"]
-        if t != ph:
-            if t not in FIELD:
-                raise IllegalAction(f"Unknown action type '{t}'.")
-            raise IllegalAction(f"The match is waiting for {PHASE_WORDS[ph]}, not a '{t}' action.")
-        field = FIELD[t]
-        if len(action) != 2 or field not in action:
-            raise IllegalAction(f"A '{t}' action has exactly two fields: type and {field}.")
-        value = action[field]
+        """``games.base.Game.apply`` with ``_apply`` inlined (keep the two in step).
+
+        The action is checked against ``state`` before anything is copied. ``copy=True`` is
+        copy-on-write: the new state is a shallow copy of ``state`` with fresh copies of just
+        the containers this step writes (``buf``; ``P`` and the two seat dicts when the
+        decision resolves; ``timeouts`` when it changes). Everything else (``options``,
+        ``seats``, each seat's ``rev`` list, which the engine never changes in place) is shared
+        with ``state``: callers treat states as values and never patch one in place (tests
+        that patch a board ``games.base.clone`` it first)."""
+        ph = state["phase"]
+        who = state["who"]
+        buf = state["buf"]
+        # The usual case in one test: a match not over, a seat asked and not locked yet, a plain
+        # dict {"type": <the phase>, <its field>: value}. It implies every check below passes.
+        if not (state["result"] is None and seat in state["seats"] and action.__class__ is dict
+                and len(action) == 2 and action.get("type") == ph and buf[seat] is None
+                and seat in who and (value := action.get(FIELD[ph], _MISSING)) is not _MISSING):
+            # games.base.Game.apply's checks, in its order, then this game's
+            if state["result"] is not None:
+                raise MatchOver("The match is over.")
+            if seat not in state["seats"]:
+                raise IllegalAction("You are not playing in this match.")
+            if not isinstance(action, dict) or not isinstance(t := action.get("type"), str):
+                raise IllegalAction("An action is an object with a 'type'.")
+            if t == "resign":
+                if set(action) != {"type"}:
+                    raise IllegalAction("'resign' takes no other fields.")
+                st = clone(state) if copy else state  # rare: a plain deep copy
+                return st, self._forfeit(st, seat, "resigned")
+            if seat not in who or buf[seat] is not None:  # seat not in self.pending(state)
+                raise NotYourTurn("It is not your turn.")
+            if t != ph:
+                if t not in FIELD:
+                    raise IllegalAction(f"Unknown action type '{t}'.")
+                raise IllegalAction(
+                    f"The match is waiting for {PHASE_WORDS[ph]}, not a '{t}' action.")
+            field = FIELD[ph]
+            if len(action) != 2 or field not in action:
+                raise IllegalAction(f"A '{t}' action has exactly two fields: type and {field}.")
+            value = action[field]  # a well-formed action in a dict subclass
         # The choice's value and ":" + its canonical JSON (the frequent cases without a call)
         j = None
         if ph == "footwork":
             if value.__class__ is str:
-                j = (_RONIN_JSON if st["P"][seat]["d"] == "ronin" else _MOVE_JSON).get(value)
+                j = _RONIN_JSON.get(value)
+                # the two-space moves ("toward2", "away2") are the Ronin's alone
+                if j is not None and value[-1] == "2" and state["P"][seat]["d"] != "ronin":
+                    j = None  # _check_footwork refuses it
         elif ph == "dodge":
             if value is False:
                 value, j = "0", _DODGE_NO_JSON
+            elif value is True and _room(state, seat):
+                value, j = "1", _DODGE_YES_JSON
         elif ph == "stance":
             if value.__class__ is str:
                 j = _STANCE_JSON.get(value)
         if j is None:
-            value = self._CHECK[ph](self, st, seat, value)
-            j = ":" + _choice_json(ph, value)
+            value = self._CHECK[ph](self, state, seat, value)
+            j = _PLAN_COMMIT_JSON.get(value) if ph == "plan" else None
+            if j is None:
+                j = ":" + _choice_json(ph, value)
+        if copy:
+            st = state.copy()
+            st["buf"] = buf = buf.copy()
+        else:
+            st = state
         # A fresh salt (commit.new_salt, inlined): eight per games.base.rng draw.
-        pool = st.get("salts") or salt_pool(st)
+        pool = st["salts"] or salt_pool(st)
         st["salts"] = pool[32:]
         salt = pool[:32]
         h = _sha256((salt + j).encode()).hexdigest()
-        buf = st["buf"]
         buf[seat] = salt + h + value
         e = _E_COMMIT[ph].copy()
         e["seat"] = seat
         e["commitment"] = h
         ev = [e]
-        if seat == "A":
-            done = "B" not in st["who"] or buf["B"] is not None
-        else:
-            done = "A" not in st["who"] or buf["A"] is not None
-        if done:  # everyone asked has locked: resolve
+        if (buf["B"] is not None or "B" not in who) if seat == "A" else (
+                buf["A"] is not None or "A" not in who):  # everyone asked has locked: resolve
+            if copy:
+                P = st["P"]
+                st["P"] = {"A": P["A"].copy(), "B": P["B"].copy()}
             if ph == "footwork":
                 self._resolve_footwork(st, ev)
             else:
                 self._RESOLVE[ph](self, st, ev)
-        st["timeouts"][seat] = 0
+        timeouts = st["timeouts"]
+        if timeouts[seat]:  # (not 0 already)
+            if copy:
+                st["timeouts"] = timeouts = timeouts.copy()
+            timeouts[seat] = 0
         return st, ev
 
     # ---- setup -----------------------------------------------------------------------------
@@ -500,7 +618,7 @@ class Duel(Game):
                   buf={"A": None, "B": None}, later="", salts="")
         set_weather(st)
         st["P"] = {
-            s: {"d": None, "hp": 0, "st": T.MAX_STAMINA, "pos": c - 2 if s == "A" else c + 2,
+            s: {"d": None, "hp": 0, "st": MAX_STAMINA, "pos": c - 2 if s == "A" else c + 2,
                 "stance": "middle", "lock": 0, "plan": None, "rev": [], "f": F_SV | F_OPEN}
             for s in SEATS
         }
@@ -560,7 +678,10 @@ class Duel(Game):
         h = _sha256((salt + ":" + _choice_json(ph, value)).encode()).hexdigest()
         buf = st["buf"]
         buf[seat] = salt + h + value
-        ev = [{"type": "commit", "vis": ALL, "seat": seat, "decision": ph, "commitment": h}]
+        e = _E_COMMIT[ph].copy()
+        e["seat"] = seat
+        e["commitment"] = h
+        ev = [e]
         for s in st["who"]:
             if buf[s] is None:
                 return ev
@@ -595,7 +716,7 @@ class Duel(Game):
                 raise
             except Exception:  # not well-formed: the checks below say why
                 pass
-        if not isinstance(slots, list) or len(slots) != T.SLOTS_PER_EXCHANGE:
+        if not isinstance(slots, list) or len(slots) != SLOTS_PER_EXCHANGE:
             raise IllegalAction("A plan is a list of exactly three slots.")
         out = []
         for i, sl in enumerate(slots, 1):
@@ -672,39 +793,68 @@ class Duel(Game):
         st["phase"] = "stance"
 
     def _resolve_stance(self, st: State, ev: list) -> None:
+        """The opening stances (written out for A, then B)."""
         P = st["P"]
+        pA, pB = P["A"], P["B"]
         buf = st["buf"]
         n = st["slot"]
         w = st["w"]  # _hid: positions and weather do not change here
         if w == "sun":
-            hid = (st["blind"] != "A", st["blind"] != "B")
+            hA, hB = st["blind"] != "A", st["blind"] != "B"
         elif w == "fog":
-            hid = (P["B"]["pos"] - P["A"]["pos"] > 1,) * 2
+            hA = hB = pB["pos"] - pA["pos"] > 1
         else:
-            hid = (False, False)
-        for s, o, h in (("A", "B", hid[0]), ("B", "A", hid[1])):
-            rec = buf[s]
-            p = P[s]
-            p["stance"] = stance = rec[96:]
-            r = _E_REVEAL_STANCE.copy()
-            r["seat"] = s
-            r["choice"] = {"type": "stance", "stance": stance}
-            r["salt"] = rec[:32]
-            r["commitment"] = rec[32:96]
-            if h:
-                p["f"] &= _NOT_SV_OPEN
-                ev.append({"type": "stance", "vis": [s], "seat": s, "slot": n, "stance": stance,
-                           "opening": True})
-                ev.append({"type": "stance", "vis": [o, SPECTATOR], "seat": s, "slot": n,
-                           "stance": None, "opening": True})
-                r["vis"] = [s]
-                ev.append(r)
-                st["later"] += f"{s} stance {rec}\n"
-            else:
-                p["f"] |= F_SV | F_OPEN
-                ev.append({"type": "stance", "vis": ALL, "seat": s, "slot": n, "stance": stance,
-                           "opening": True})
-                ev.append(r)
+            hA = hB = False
+        # -- seat A
+        rec = buf["A"]
+        pA["stance"] = stance = rec[96:]
+        r = _E_REVEAL_STANCE.copy()
+        r["seat"] = "A"
+        r["choice"] = {"type": "stance", "stance": stance}
+        r["salt"] = rec[:32]
+        r["commitment"] = rec[32:96]
+        e = _E_OPENING.copy()
+        e["seat"] = "A"
+        e["slot"] = n
+        e["stance"] = stance
+        if hA:
+            pA["f"] &= _NOT_SV_OPEN
+            e["vis"] = ["A"]
+            ev.append(e)
+            ev.append({"type": "stance", "vis": ["B", SPECTATOR], "seat": "A", "slot": n,
+                       "stance": None, "opening": True})
+            r["vis"] = ["A"]
+            ev.append(r)
+            st["later"] += "A stance " + rec + "\n"
+        else:
+            pA["f"] |= F_SV | F_OPEN
+            ev.append(e)
+            ev.append(r)
+        # -- seat B
+        rec = buf["B"]
+        pB["stance"] = stance = rec[96:]
+        r = _E_REVEAL_STANCE.copy()
+        r["seat"] = "B"
+        r["choice"] = {"type": "stance", "stance": stance}
+        r["salt"] = rec[:32]
+        r["commitment"] = rec[32:96]
+        e = _E_OPENING.copy()
+        e["seat"] = "B"
+        e["slot"] = n
+        e["stance"] = stance
+        if hB:
+            pB["f"] &= _NOT_SV_OPEN
+            e["vis"] = ["B"]
+            ev.append(e)
+            ev.append({"type": "stance", "vis": ["A", SPECTATOR], "seat": "B", "slot": n,
+                       "stance": None, "opening": True})
+            r["vis"] = ["B"]
+            ev.append(r)
+            st["later"] += "B stance " + rec + "\n"
+        else:
+            pB["f"] |= F_SV | F_OPEN
+            ev.append(e)
+            ev.append(r)
         st["who"] = "AB"  # ask both for their plans
         st["buf"] = {"A": None, "B": None}
         st["phase"] = "plan"
@@ -725,8 +875,13 @@ class Duel(Game):
         xs, n = st["xs"], st["slot"]
         w = st["w"]
         blind = st["blind"]
-        ev.append({"type": "slot", "vis": ALL, "slot": n, "exchange": st["ex"], "exchange_slot": xs,
-                   "weather": w, "blind": blind})
+        e = _E_SLOT.copy()
+        e["slot"] = n
+        e["exchange"] = st["ex"]
+        e["exchange_slot"] = xs
+        e["weather"] = w
+        e["blind"] = blind
+        ev.append(e)
         # _hid: positions and weather do not change here
         if w == "sun":
             hA, hB = blind != "A", blind != "B"
@@ -758,8 +913,13 @@ class Duel(Game):
                     stance == "low" and t in _HEAVY_OK)) or (f & F_STIFF and t != "wait")):
                 f |= F_MISPLAY
             pA["stance"] = stance
-            ev.append({"type": "stance", "vis": ["A"] if hA else ALL, "seat": "A", "slot": n,
-                       "stance": stance})
+            e = _E_STANCE.copy()
+            if hA:
+                e["vis"] = ["A"]
+            e["seat"] = "A"
+            e["slot"] = n
+            e["stance"] = stance
+            ev.append(e)
         if hA:
             f &= _NOT_SV_OPEN
             ev.append({"type": "stance", "vis": ["B", SPECTATOR], "seat": "A", "slot": n,
@@ -795,8 +955,13 @@ class Duel(Game):
                     stance == "low" and t in _HEAVY_OK)) or (f & F_STIFF and t != "wait")):
                 f |= F_MISPLAY
             pB["stance"] = stance
-            ev.append({"type": "stance", "vis": ["B"] if hB else ALL, "seat": "B", "slot": n,
-                       "stance": stance})
+            e = _E_STANCE.copy()
+            if hB:
+                e["vis"] = ["B"]
+            e["seat"] = "B"
+            e["slot"] = n
+            e["stance"] = stance
+            ev.append(e)
         if hB:
             f &= _NOT_SV_OPEN
             ev.append({"type": "stance", "vis": ["A", SPECTATOR], "seat": "B", "slot": n,
@@ -811,8 +976,9 @@ class Duel(Game):
                 ev.append({"type": "rest", "vis": ALL, "seat": "B"})
         else:
             movers += "B"
-        st["who"] = movers  # ask the movers for footwork
-        st["buf"] = {"A": None, "B": None}
+        # Ask the movers for footwork. ``buf`` is empty already: _resolve_plan, _resolve_footwork
+        # and _resolve_dodge, the ways here, each reset it.
+        st["who"] = movers
         if movers:
             st["phase"] = "footwork"
         else:
@@ -846,7 +1012,24 @@ class Duel(Game):
                 if mb == "stay":
                     pb["f"] |= F_STAYED
                 wb = steps[mb]
-            a, na, b, nb = _move2(st, pa, pb, wa, wb)
+            # _move2(st, pa, pb, wa, wb), inlined
+            a = pa["pos"]
+            b = pb["pos"]
+            na = a + wa
+            if na >= b:
+                na = b - 1
+            if na < 1:
+                na = 1
+            nb = b - wb
+            if nb <= a:
+                nb = a + 1
+            if nb > st["options"]["track_length"]:
+                nb = st["options"]["track_length"]
+            if na >= nb:
+                na, nb = a, b
+            else:
+                pa["pos"] = na
+                pb["pos"] = nb
             # Events and openings, A then B (a hidden footwork: fog hides the move, not the
             # position; the sun hides both).
             if ra is not None:
@@ -897,12 +1080,12 @@ class Duel(Game):
                     ev.append(r)
         # Who may dodge. Under the sun the offer must not reveal the hidden position: a player
         # the sun hides is asked even when the wall leaves no room (then only "no dodge").
-        k = T.DODGE_DISTANCE + (T.RAIN_EXTRA if w == "rain" else 0)
+        k = DODGE_DISTANCE + (RAIN_EXTRA if w == "rain" else 0)
         who = ""
-        if not pa["f"] & _NO_DODGE and pa["st"] >= T.DODGE_COST and (
+        if not pa["f"] & _NO_DODGE and pa["st"] >= DODGE_COST and (
                 pa["pos"] - k >= 1 or (sun and blind != "A")):
             who = "A"
-        if not pb["f"] & _NO_DODGE and pb["st"] >= T.DODGE_COST and (
+        if not pb["f"] & _NO_DODGE and pb["st"] >= DODGE_COST and (
                 pb["pos"] + k <= st["options"]["track_length"] or (sun and blind != "B")):
             who += "B"
         st["who"] = who  # ask who may dodge
@@ -920,15 +1103,15 @@ class Duel(Game):
             pa, pb = P["A"], P["B"]
             buf = st["buf"]
             ra, rb = buf["A"], buf["B"]  # None for a seat not asked
-            k = T.DODGE_DISTANCE + (T.RAIN_EXTRA if st["w"] == "rain" else 0)
+            k = DODGE_DISTANCE + (RAIN_EXTRA if st["w"] == "rain" else 0)
             da = ra is not None and ra[96:] == "1"
             db = rb is not None and rb[96:] == "1"
             if da:
                 pa["f"] |= F_DODGED
-                pa["st"] -= T.DODGE_COST
+                pa["st"] -= DODGE_COST
             if db:
                 pb["f"] |= F_DODGED
-                pb["st"] -= T.DODGE_COST
+                pb["st"] -= DODGE_COST
             if da or db:
                 a, na, b, nb = _move2(st, pa, pb, -k if da else 0, -k if db else 0)
             sun = st["w"] == "sun"
@@ -936,10 +1119,14 @@ class Duel(Game):
             if ra is not None:
                 vis = ["A"] if sun and blind != "A" else ALL
                 if da:
-                    ev.append({"type": "dodge", "vis": vis, "seat": "A", "dodge": True,
-                               "from": a, "to": na})
+                    e = _E_DODGED.copy()
+                    e["from"] = a
+                    e["to"] = na
                 else:
-                    ev.append({"type": "dodge", "vis": vis, "seat": "A", "dodge": False})
+                    e = _E_STAYED.copy()
+                e["vis"] = vis
+                e["seat"] = "A"
+                ev.append(e)
                 r = _E_REVEAL_DODGE.copy()
                 r["seat"] = "A"
                 r["choice"] = {"type": "dodge", "dodge": da}
@@ -952,10 +1139,14 @@ class Duel(Game):
             if rb is not None:
                 vis = ["B"] if sun and blind != "B" else ALL
                 if db:
-                    ev.append({"type": "dodge", "vis": vis, "seat": "B", "dodge": True,
-                               "from": b, "to": nb})
+                    e = _E_DODGED.copy()
+                    e["from"] = b
+                    e["to"] = nb
                 else:
-                    ev.append({"type": "dodge", "vis": vis, "seat": "B", "dodge": False})
+                    e = _E_STAYED.copy()
+                e["vis"] = vis
+                e["seat"] = "B"
+                ev.append(e)
                 r = _E_REVEAL_DODGE.copy()
                 r["seat"] = "B"
                 r["choice"] = {"type": "dodge", "dodge": db}
@@ -1001,19 +1192,26 @@ class Duel(Game):
         elif sA == "misplay":
             pA["stance"] = "middle"
         if hA:
-            pA["rev"].append(f"{n} {tA} {sA} 1 0" if mA else f"{n} {tA} {sA} 0 0")
+            pA["rev"] = [*pA["rev"], f"{n} {tA} {sA} 1 0" if mA else f"{n} {tA} {sA} 0 0"]
             pA["f"] = fA = fA & _NOT_OPEN
-            e = {"type": "technique", "vis": ["A"], "seat": "A", "slot": n, "technique": tA,
-                 "status": sA}
+            e = _E_TECHNIQUE.copy()
+            e["vis"] = ["A"]
+            e["seat"] = "A"
+            e["slot"] = n
+            e["technique"] = tA
+            e["status"] = sA
             if mA:
                 e["mighty"] = True
             ev.append(e)
             ev.append({"type": "technique", "vis": ["B", SPECTATOR], "seat": "A", "slot": n,
                        "technique": None})
         else:
-            pA["rev"].append(f"{n} {tA} {sA} 1 1" if mA else f"{n} {tA} {sA} 0 1")
-            e = {"type": "technique", "vis": ALL, "seat": "A", "slot": n, "technique": tA,
-                 "status": sA}
+            pA["rev"] = [*pA["rev"], f"{n} {tA} {sA} 1 1" if mA else f"{n} {tA} {sA} 0 1"]
+            e = _E_TECHNIQUE.copy()
+            e["seat"] = "A"
+            e["slot"] = n
+            e["technique"] = tA
+            e["status"] = sA
             if mA:
                 e["mighty"] = True
             ev.append(e)
@@ -1032,19 +1230,26 @@ class Duel(Game):
         elif sB == "misplay":
             pB["stance"] = "middle"
         if hB:
-            pB["rev"].append(f"{n} {tB} {sB} 1 0" if mB else f"{n} {tB} {sB} 0 0")
+            pB["rev"] = [*pB["rev"], f"{n} {tB} {sB} 1 0" if mB else f"{n} {tB} {sB} 0 0"]
             pB["f"] = fB = fB & _NOT_OPEN
-            e = {"type": "technique", "vis": ["B"], "seat": "B", "slot": n, "technique": tB,
-                 "status": sB}
+            e = _E_TECHNIQUE.copy()
+            e["vis"] = ["B"]
+            e["seat"] = "B"
+            e["slot"] = n
+            e["technique"] = tB
+            e["status"] = sB
             if mB:
                 e["mighty"] = True
             ev.append(e)
             ev.append({"type": "technique", "vis": ["A", SPECTATOR], "seat": "B", "slot": n,
                        "technique": None})
         else:
-            pB["rev"].append(f"{n} {tB} {sB} 1 1" if mB else f"{n} {tB} {sB} 0 1")
-            e = {"type": "technique", "vis": ALL, "seat": "B", "slot": n, "technique": tB,
-                 "status": sB}
+            pB["rev"] = [*pB["rev"], f"{n} {tB} {sB} 1 1" if mB else f"{n} {tB} {sB} 0 1"]
+            e = _E_TECHNIQUE.copy()
+            e["seat"] = "B"
+            e["slot"] = n
+            e["technique"] = tB
+            e["status"] = sB
             if mB:
                 e["mighty"] = True
             ev.append(e)
@@ -1059,20 +1264,30 @@ class Duel(Game):
             if wa or wb:
                 a, na, b, nb = _move2(st, pA, pB, wa, wb)
                 if wa:
-                    ev.append({"type": "step", "vis": ["A"] if hA else ALL, "seat": "A",
-                               "from": a, "to": na})
+                    e = _E_STEP.copy()
+                    if hA:
+                        e["vis"] = ["A"]
+                    e["seat"] = "A"
+                    e["from"] = a
+                    e["to"] = na
+                    ev.append(e)
                 if wb:
-                    ev.append({"type": "step", "vis": ["B"] if hB else ALL, "seat": "B",
-                               "from": b, "to": nb})
+                    e = _E_STEP.copy()
+                    if hB:
+                        e["vis"] = ["B"]
+                    e["seat"] = "B"
+                    e["from"] = b
+                    e["to"] = nb
+                    ev.append(e)
             # 6. Damage
             rA = rB = False  # reach
             clash = False
             dist = pB["pos"] - pA["pos"]
             if dodged:
-                if okA and fB & F_DODGED and tA in T.PURSUIT and dist <= T.PURSUIT_RANGE:
-                    oA = T.PURSUIT[tA]
-                if okB and fA & F_DODGED and tB in T.PURSUIT and dist <= T.PURSUIT_RANGE:
-                    oB = T.PURSUIT[tB]
+                if okA and fB & F_DODGED and tA in PURSUIT and dist <= PURSUIT_RANGE:
+                    oA = PURSUIT[tA]
+                if okB and fA & F_DODGED and tB in PURSUIT and dist <= PURSUIT_RANGE:
+                    oB = PURSUIT[tB]
             else:
                 if okA:
                     r = RANGE[tA]
@@ -1090,48 +1305,54 @@ class Duel(Game):
                     clash, oA, oB, stopA, stopB = _both(dA, dB, tA, tB, mA, mB)
                 else:
                     if rA:
-                        oA = T.MIGHTY_DAMAGE if mA else DAMAGE[tA]
+                        oA = MIGHTY_DAMAGE if mA else DAMAGE[tA]
                     if rB:
-                        oB = T.MIGHTY_DAMAGE if mB else DAMAGE[tB]
+                        oB = MIGHTY_DAMAGE if mB else DAMAGE[tB]
             # Stamina: techniques (Counterattack and Block only when they work) and clashes
             if okA:
                 c = COST[tA]
                 if tA in DEFENSIVE and not (rA and oB == 0):
                     c = 0
                 if clash:
-                    c += T.CLASH_COST
-                pA["st"] = max(0, pA["st"] - c)
+                    c += CLASH_COST
+                c = pA["st"] - c
+                pA["st"] = c if c > 0 else 0
             if okB:
                 c = COST[tB]
                 if tB in DEFENSIVE and not (rB and oA == 0):
                     c = 0
                 if clash:
-                    c += T.CLASH_COST
-                pB["st"] = max(0, pB["st"] - c)
+                    c += CLASH_COST
+                c = pB["st"] - c
+                pB["st"] = c if c > 0 else 0
             if clash:
                 ev.append({"type": "clash", "vis": ALL})
-                k = T.CLASH_KNOCKBACK + (T.RAIN_EXTRA if rain else 0)
+                k = CLASH_KNOCKBACK + (RAIN_EXTRA if rain else 0)
                 a, na, b, nb = _move2(st, pA, pB, -k, -k)
                 ev.append({"type": "knockback", "vis": ["A"] if hA else ALL, "seat": "A",
                            "from": a, "to": na})
                 ev.append({"type": "knockback", "vis": ["B"] if hB else ALL, "seat": "B",
                            "from": b, "to": nb})
             if oA:
-                pB["hp"] = hp = max(0, pB["hp"] - oA)
+                hp = pB["hp"] - oA
+                pB["hp"] = hp = hp if hp > 0 else 0
                 ev.append({"type": "hit", "vis": ALL, "seat": "B", "damage": oA, "health": hp})
             if oB:
-                pA["hp"] = hp = max(0, pA["hp"] - oB)
+                hp = pA["hp"] - oB
+                pA["hp"] = hp = hp if hp > 0 else 0
                 ev.append({"type": "hit", "vis": ALL, "seat": "A", "damage": oB, "health": hp})
         # 7. States for the next slot (locks, heavy recovery, thrust stiffness); slot-end
         # recovery. Locks never stack: the larger of the remaining and the new count.
-        lk = pA["lock"] - 1 if fA & F_LOCKED else pA["lock"]
-        new = T.MIGHTY_MISS_LOCK if mA and oA == 0 else 0
-        if ((okA and oA == 0 and dB == "master" and tA in ATTACKS) or stopB) and new < T.ABILITY_LOCK:
-            new = T.ABILITY_LOCK
-        if new > lk:
-            lk = new
+        lkA = pA["lock"]
+        if fA & F_LOCKED:
+            lkA -= 1
+        new = MIGHTY_MISS_LOCK if mA and oA == 0 else 0
+        if ((okA and oA == 0 and dB == "master" and tA in ATTACKS) or stopB) and new < ABILITY_LOCK:
+            new = ABILITY_LOCK
+        if new > lkA:
+            lkA = new
             ev.append({"type": "lock", "vis": ALL, "seat": "A", "slots": new})
-        pA["lock"] = lk
+        pA["lock"] = lkA
         fA &= _NOT_CUT_STIFF
         if okA:
             if tA in _HEAVY_CUTS:
@@ -1139,18 +1360,23 @@ class Duel(Game):
             elif oA == 0 and tA in _THRUSTS and dA != "samurai":
                 fA |= F_STIFF
         pA["f"] = fA
+        stA = pA["st"]
         if fA & F_REST:
-            pA["st"] = min(T.MAX_STAMINA, pA["st"] + T.REST_RECOVERY)
+            stA += REST_RECOVERY
+            pA["st"] = stA = stA if stA < MAX_STAMINA else MAX_STAMINA
         elif sA == "wait" and fA & F_STAYED:
-            pA["st"] = min(T.MAX_STAMINA, pA["st"] + T.WAIT_RECOVERY)
-        lk = pB["lock"] - 1 if fB & F_LOCKED else pB["lock"]
-        new = T.MIGHTY_MISS_LOCK if mB and oB == 0 else 0
-        if ((okB and oB == 0 and dA == "master" and tB in ATTACKS) or stopA) and new < T.ABILITY_LOCK:
-            new = T.ABILITY_LOCK
-        if new > lk:
-            lk = new
+            stA += WAIT_RECOVERY
+            pA["st"] = stA = stA if stA < MAX_STAMINA else MAX_STAMINA
+        lkB = pB["lock"]
+        if fB & F_LOCKED:
+            lkB -= 1
+        new = MIGHTY_MISS_LOCK if mB and oB == 0 else 0
+        if ((okB and oB == 0 and dA == "master" and tB in ATTACKS) or stopA) and new < ABILITY_LOCK:
+            new = ABILITY_LOCK
+        if new > lkB:
+            lkB = new
             ev.append({"type": "lock", "vis": ALL, "seat": "B", "slots": new})
-        pB["lock"] = lk
+        pB["lock"] = lkB
         fB &= _NOT_CUT_STIFF
         if okB:
             if tB in _HEAVY_CUTS:
@@ -1158,18 +1384,21 @@ class Duel(Game):
             elif oB == 0 and tB in _THRUSTS and dB != "samurai":
                 fB |= F_STIFF
         pB["f"] = fB
+        stB = pB["st"]
         if fB & F_REST:
-            pB["st"] = min(T.MAX_STAMINA, pB["st"] + T.REST_RECOVERY)
+            stB += REST_RECOVERY
+            pB["st"] = stB = stB if stB < MAX_STAMINA else MAX_STAMINA
         elif sB == "wait" and fB & F_STAYED:
-            pB["st"] = min(T.MAX_STAMINA, pB["st"] + T.WAIT_RECOVERY)
+            stB += WAIT_RECOVERY
+            pB["st"] = stB = stB if stB < MAX_STAMINA else MAX_STAMINA
         hpA, hpB = pA["hp"], pB["hp"]
         ev.append({"type": "slot_end", "vis": ALL, "slot": n,
                    "health": {"A": hpA, "B": hpB},
-                   "stamina": {"A": pA["st"], "B": pB["st"]},
-                   "lock": {"A": pA["lock"], "B": pB["lock"]},
-                   "heavy_recovery": {"A": bool(fA & F_CUT) and dA != "samurai",
-                                      "B": bool(fB & F_CUT) and dB != "samurai"},
-                   "thrust_stiffness": {"A": bool(fA & F_STIFF), "B": bool(fB & F_STIFF)}})
+                   "stamina": {"A": stA, "B": stB},
+                   "lock": {"A": lkA, "B": lkB},
+                   "heavy_recovery": {"A": fA & F_CUT != 0 and dA != "samurai",
+                                      "B": fB & F_CUT != 0 and dB != "samurai"},
+                   "thrust_stiffness": {"A": fA & F_STIFF != 0, "B": fB & F_STIFF != 0}})
         # Match end, exchange end, next slot
         if hpA == 0 or hpB == 0:
             places = {"A": 1 if hpA or not hpB else 2, "B": 1 if hpB or not hpA else 2}
@@ -1179,12 +1408,12 @@ class Duel(Game):
             places = {"A": 1 if hpA >= hpB else 2, "B": 1 if hpB >= hpA else 2}
             ev += self._end(st, places, "max_slots")
             return
-        over = dodged or xs == T.SLOTS_PER_EXCHANGE
+        over = dodged or xs == SLOTS_PER_EXCHANGE
         if over:
             self._end_exchange(st, ev)
         st["slot"] = n = n + 1
-        o = (n - T.NORMAL_OPENING - 1) % CYCLE_LEN
-        if n <= T.NORMAL_OPENING:  # _advance_weather, inlined where no chance draw is due
+        o = (n - NORMAL_OPENING - 1) % CYCLE_LEN
+        if n <= NORMAL_OPENING:  # _advance_weather, inlined where no chance draw is due
             if w != "normal" or blind is not None:
                 self._advance_weather(st, ev)
         elif o != 0 and o != X_OFFSET:
@@ -1211,34 +1440,54 @@ class Duel(Game):
 
     def _end_exchange(self, st: State, ev: list) -> None:
         """Discard the plans (opening them), recover, clear the one-slot states. The event does
-        not say why the exchange ended: a dodge the sun hid must stay hidden."""
+        not say why the exchange ended: a dodge the sun hid must stay hidden. (A, then B.)"""
         P = st["P"]
-        for s in SEATS:
-            p = P[s]
-            f = p["f"]
-            rec = p["plan"]  # self._open(st, s, "plan", rec, not f & F_OPEN, ev), inlined
-            (s1, t1), (s2, t2), (s3, t3) = _PLAN_OF.get(rec) or _plan_of(rec)
-            r = _E_REVEAL_PLAN.copy()
-            r["seat"] = s
-            r["choice"] = {"type": "plan", "slots": [{"stance": s1, "technique": t1},
-                                                     {"stance": s2, "technique": t2},
-                                                     {"stance": s3, "technique": t3}]}
-            r["salt"] = rec[:32]
-            r["commitment"] = rec[32:96]
-            if not f & F_OPEN:
-                r["vis"] = [s]
-                st["later"] += f"{s} plan {rec}\n"
-            ev.append(r)
-            p["plan"] = None
-            p["st"] = min(T.MAX_STAMINA, p["st"] + T.EXCHANGE_RECOVERY)
-            p["f"] = (f & _NOT_CUT_STIFF) | F_OPEN
+        pA, pB = P["A"], P["B"]
+        # -- seat A
+        f = pA["f"]
+        rec = pA["plan"]  # self._open(st, "A", "plan", rec, not f & F_OPEN, ev), inlined
+        (s1, t1), (s2, t2), (s3, t3) = _PLAN_OF.get(rec) or _plan_of(rec)
+        r = _E_REVEAL_PLAN.copy()
+        r["seat"] = "A"
+        r["choice"] = {"type": "plan", "slots": [{"stance": s1, "technique": t1},
+                                                 {"stance": s2, "technique": t2},
+                                                 {"stance": s3, "technique": t3}]}
+        r["salt"] = rec[:32]
+        r["commitment"] = rec[32:96]
+        if not f & F_OPEN:
+            r["vis"] = ["A"]
+            st["later"] += "A plan " + rec + "\n"
+        ev.append(r)
+        pA["plan"] = None
+        stA = pA["st"] + EXCHANGE_RECOVERY
+        pA["st"] = stA = stA if stA < MAX_STAMINA else MAX_STAMINA
+        pA["f"] = (f & _NOT_CUT_STIFF) | F_OPEN
+        # -- seat B
+        f = pB["f"]
+        rec = pB["plan"]  # self._open(st, "B", "plan", rec, not f & F_OPEN, ev), inlined
+        (s1, t1), (s2, t2), (s3, t3) = _PLAN_OF.get(rec) or _plan_of(rec)
+        r = _E_REVEAL_PLAN.copy()
+        r["seat"] = "B"
+        r["choice"] = {"type": "plan", "slots": [{"stance": s1, "technique": t1},
+                                                 {"stance": s2, "technique": t2},
+                                                 {"stance": s3, "technique": t3}]}
+        r["salt"] = rec[:32]
+        r["commitment"] = rec[32:96]
+        if not f & F_OPEN:
+            r["vis"] = ["B"]
+            st["later"] += "B plan " + rec + "\n"
+        ev.append(r)
+        pB["plan"] = None
+        stB = pB["st"] + EXCHANGE_RECOVERY
+        pB["st"] = stB = stB if stB < MAX_STAMINA else MAX_STAMINA
+        pB["f"] = (f & _NOT_CUT_STIFF) | F_OPEN
         ev.append({"type": "exchange_end", "vis": ALL, "exchange": st["ex"],
-                   "stamina": {"A": P["A"]["st"], "B": P["B"]["st"]}})
+                   "stamina": {"A": stA, "B": stB}})
 
     def _advance_weather(self, st: State, ev: list) -> None:
         n = st["slot"]
-        if n > T.NORMAL_OPENING:
-            o = (n - T.NORMAL_OPENING - 1) % CYCLE_LEN
+        if n > NORMAL_OPENING:
+            o = (n - NORMAL_OPENING - 1) % CYCLE_LEN
             if o == 0:
                 st["sun"] = rng(st).choice(SEATS)
                 ev.append(event("chance", draw="sun_first", slot=n, seat=st["sun"]))
@@ -1256,14 +1505,22 @@ class Duel(Game):
         """Finish and make the whole record public: every opening held back by weather, the
         current plans and any locked-in choices."""
         ev: list[dict] = []
-        for line in st["later"].splitlines():
-            s, kind, rec = line.split(" ")
-            r = _E_REVEAL[kind].copy()
-            r["seat"] = s
-            r["choice"] = _choice(kind, rec[96:])
-            r["salt"] = rec[:32]
-            r["commitment"] = rec[32:96]
-            r["deferred"] = True
+        later = st["later"]
+        for line in later[:-1].split("\n") if later else ():
+            # "<seat> <kind> <record>"; the record starts after the second space
+            kind = _KIND_AT[line[2:4]]
+            o = len(kind) + 3
+            r = _E_DEFERRED[kind].copy()
+            r["seat"] = line[0]
+            v = line[o + 96:]
+            if kind == "footwork":  # the frequent kinds, as _choice builds them
+                r["choice"] = {"type": "footwork", "move": v}
+            elif kind == "dodge":
+                r["choice"] = {"type": "dodge", "dodge": v == "1"}
+            else:
+                r["choice"] = _choice(kind, v)
+            r["salt"] = line[o:o + 32]
+            r["commitment"] = line[o + 32:o + 96]
             ev.append(r)
         st["later"] = ""
         P = st["P"]

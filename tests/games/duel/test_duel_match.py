@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 from duel_kit import (GAME, OMNISCIENT, SPECTATOR, dumps, exchange, footwork, hp, make, of, play,
@@ -284,18 +283,6 @@ def test_view_after_the_end_shows_everything():
     for viewer in ("A", "B", SPECTATOR):
         assert {**GAME.view(st, viewer), "you": None} == full
     assert "seed" not in dumps(full)
-
-
-def test_view_is_fast():
-    st = random_playout(8, {"health": 40}, until=lambda s: s["slot"] >= 12 and s["phase"] == "footwork")
-    for viewer in ("A", SPECTATOR):
-        GAME.view(st, viewer)
-        n = 2000
-        t = time.perf_counter()
-        for _ in range(n):
-            GAME.view(st, viewer)
-        per = (time.perf_counter() - t) / n
-        assert per < 250e-6, per  # target 50 us; generous here for shared CI machines
 
 
 def test_footwork_only_for_those_who_can_move():
