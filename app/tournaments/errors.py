@@ -38,4 +38,5 @@ CODES = {
     "already_dropped": "the player has already dropped",
     "late_entry_closed": "a late entry after half the Swiss rounds have started",
     "late_entry_not_allowed": "a late entry in a format other than Swiss",
+    "correction_closed": "a result correction after the next round was paired (corrections.py)",
 }
