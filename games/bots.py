@@ -4,77 +4,166 @@ A bot plays like a person at the same seat: it is given only that seat's view do
 answers with one action, which then goes through the same ``apply`` (and, live, the same API)
 as anybody's. It never sees the engine state.
 
-    bot = get_bot("duel", "random")
+    bot = get_bot("duel", "strong")            # or get_bot("duel", "strong", budget=64)
     action = bot(view_doc(game, state, "A"), random.Random(7))
 
+Levels (``LEVELS``, weakest first):
+
+* ``random``: a uniformly random legal action (each game's ``random_action``; none of them
+  resigns or concedes).
+* ``strong``: ``games/<game>/strong.py``; each beats ``random`` by the rates recorded in
+  docs/lab.md. ``budget`` (an int, the game's own unit: samples or playouts per decision) sets
+  how hard it thinks; the default keeps a move well under 200 ms on the reference machine.
+  Budgets are counts, never clock time (``games/`` reads no clock), so a bot is a pure function
+  of its input and ``rnd``.
+
 ``view_doc`` holds exactly the keys of the live view document (``app/live/views.py``) that a
-bot may read; the live server passes its rendered document, which has these and a few more.
+bot may read; the live server passes its rendered document, which has these and a few more
+(``choose`` keeps only these).
+
+``play_match`` runs one whole match between bots (the lab, tests and benchmarks use it).
 """
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from games.base import Game
 
 # What a bot reads of the seat's view document.
 VIEW_KEYS = ("seat", "state", "legal", "pending", "options")
+LEVELS = ("random", "strong")
+GAMES = ("duell", "duel", "combat", "parbaj")
+
 
 Bot = Callable[[dict, random.Random], dict]
 
 
-def view_doc(game: Game, state: dict, seat: str) -> dict:
-    """The bot's input for ``seat``: what that seat's view document carries, nothing more."""
-    return {
-        "seat": seat,
-        "state": game.view(state, seat),
-        "legal": game.legal(state, seat),
-        "pending": sorted(game.pending(state)),
-        "options": state["options"],
-    }
+def view_doc(game: Game, state: dict, seat: str, keys: tuple[str, ...] = VIEW_KEYS) -> dict:
+    """The bot's input for ``seat``: what that seat's view document carries, nothing more.
+    ``keys``: only these of it (a bot that declares what it reads, see ``reads``)."""
+    if keys is VIEW_KEYS or keys == VIEW_KEYS:
+        return {
+            "seat": seat,
+            "state": game.view(state, seat),
+            "legal": game.legal(state, seat),
+            "pending": sorted(game.pending(state)),
+            # As the live view document has them: a secret option (Párbaj's fixed decks, naming
+            # the opponent's list) shows only that it is set (Game.public_options).
+            "options": game.public_options(state["options"]),
+        }
+    full = {"seat": lambda: seat, "state": lambda: game.view(state, seat),
+            "legal": lambda: game.legal(state, seat),
+            "pending": lambda: sorted(game.pending(state)),
+            "options": lambda: game.public_options(state["options"])}
+    return {k: full[k]() for k in keys}
+
+
+def reads(bot: Bot) -> tuple[str, ...]:
+    """The keys of the view document ``bot`` reads: its ``reads`` attribute, else all of them.
+    Simulations (``play_match``) build only those; the random level reads ``legal`` alone,
+    which spares the lab a view per decision (a third of a random Duel match's cost)."""
+    return getattr(bot, "reads", VIEW_KEYS)
 
 
 def _random_level(random_action: Callable[[list, random.Random], dict]) -> Bot:
     def bot(doc: dict, rnd: random.Random) -> dict:
         return random_action(doc["legal"], rnd)
 
+    bot.level = "random"  # type: ignore[attr-defined]
+    bot.reads = ("legal",)  # type: ignore[attr-defined]
     return bot
 
 
-def _registry() -> dict[str, dict[str, Bot]]:
+def _strong_factory(game_id: str) -> Callable[..., Bot]:
+    import importlib
+
+    return importlib.import_module(f"games.{game_id}.strong").make_bot
+
+
+def _random_actions() -> dict[str, Callable[[list, random.Random], dict]]:
     from games.combat import bots as combat
     from games.duel import bots as duel
     from games.duell import bots as duell
     from games.parbaj import bots as parbaj
 
-    return {
-        "duell": {"random": _random_level(duell.random_action)},
-        "duel": {"random": _random_level(duel.random_action)},
-        "combat": {"random": _random_level(combat.random_action)},
-        "parbaj": {"random": _random_level(parbaj.random_action)},
-    }
+    return {"duell": duell.random_action, "duel": duel.random_action,
+            "combat": combat.random_action, "parbaj": parbaj.random_action}
 
 
-_BOTS: dict[str, dict[str, Bot]] | None = None
+# (game, level) -> bot at the default budget, built on first use (a strong module is only
+# imported when somebody asks for it).
+_BOTS: dict[tuple[str, str], Bot] = {}
 
 
 def levels(game_id: str) -> tuple[str, ...]:
     """The levels a game's bots come in, weakest first."""
-    global _BOTS
-    _BOTS = _BOTS or _registry()
-    return tuple(_BOTS.get(game_id, {}))
+    return LEVELS if game_id in GAMES else ()
 
 
-def get_bot(game_id: str, level: str) -> Bot:
-    """The bot for ``game_id`` at ``level``; ``KeyError`` when there is none."""
-    global _BOTS
-    _BOTS = _BOTS or _registry()
-    try:
-        return _BOTS[game_id][level]
-    except KeyError:
-        raise KeyError(f"no {level!r} bot for {game_id!r}") from None
+def get_bot(game_id: str, level: str, budget: int | None = None) -> Bot:
+    """The bot for ``game_id`` at ``level``; ``KeyError`` when there is none. ``budget``
+    (strong only) overrides the default thinking budget."""
+    if game_id not in GAMES or level not in LEVELS:
+        raise KeyError(f"no {level!r} bot for {game_id!r}")
+    if level == "strong" and budget is not None:
+        return _strong_factory(game_id)(budget)
+    key = (game_id, level)
+    if key not in _BOTS:
+        if level == "random":
+            _BOTS[key] = _random_level(_random_actions()[game_id])
+        else:
+            _BOTS[key] = _strong_factory(game_id)()
+    return _BOTS[key]
 
 
-def choose(game_id: str, level: str, doc: dict[str, Any], rnd: random.Random) -> dict:
+def choose(game_id: str, level: str, doc: dict[str, Any], rnd: random.Random,
+           budget: int | None = None) -> dict:
     """One action from the bot, given only the keys a bot may read of ``doc``."""
-    return get_bot(game_id, level)({k: doc[k] for k in VIEW_KEYS}, rnd)
+    return get_bot(game_id, level, budget)({k: doc[k] for k in VIEW_KEYS}, rnd)
+
+
+# ------------------------------------------------------------------------------------------
+# Whole matches between bots
+# ------------------------------------------------------------------------------------------
+def seat_rng(seed: int, seat: str) -> random.Random:
+    """The generator a seat's bot draws from in match ``seed``: fixed by the seed and the
+    seat, so a match between bots is a pure function of its inputs."""
+    return random.Random(f"bot:{seed}:{seat}")
+
+
+Step = Callable[[dict, str, dict, list], None]
+
+
+def play_match(game: Game, bots: dict[str, Bot], seed: int, options: dict | None = None,
+               *, setup_actions: Iterable[tuple[str, dict]] = (),
+               on_step: Step | None = None, max_steps: int = 100_000) -> dict:
+    """Play one match to its end; returns the final state.
+
+    ``bots``: seat -> bot. ``setup_actions``: (seat, action) pairs applied first, on behalf of
+    the seats (the lab fixes each seat's Párbaj deck this way, so no deck list sits in the
+    options). When several seats are pending (simultaneous decisions), they are asked in seat
+    order, each with its own view at that moment (the keys it ``reads``). ``on_step(state,
+    seat, action, events)`` is called after every applied action, with the state after it
+    (actions apply in place: the state is the one object throughout, so copy what must outlive
+    the call).
+    """
+    seats = list(bots)
+    state = game.setup(options or {}, seats, seed)
+    for seat, action in setup_actions:
+        state, events = game.apply(state, seat, action, copy=False)
+        if on_step is not None:
+            on_step(state, seat, action, events)
+    rngs = {s: seat_rng(seed, s) for s in seats}
+    keys = {s: reads(b) for s, b in bots.items()}
+    for _ in range(max_steps):
+        pending = game.pending(state)
+        if not pending:
+            return state
+        seat = min(pending)
+        bot = bots[seat]
+        action = bot(view_doc(game, state, seat, keys[seat]), rngs[seat])
+        state, events = game.apply(state, seat, action, copy=False)
+        if on_step is not None:
+            on_step(state, seat, action, events)
+    raise RuntimeError(f"{game.id}: no result after {max_steps} decisions (seed {seed})")

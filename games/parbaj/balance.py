@@ -2,6 +2,11 @@
 
     python -m games.parbaj.balance [games_per_pairing] [seed]
 
+The main balance measure is now the lab with the strong bot on both sides
+(``duelhall simulate parbaj --bots strong,strong``; docs/parbaj-balance.md has the report the
+starter decks were tuned with). This greedy report stays as a second opinion from a different
+player: the decks keep within the 60% rule here too (tests/games/parbaj/test_parbaj_balance.py).
+
 Prints each deck's win rate against the field (mirror matches left out), the draw rate and how
 often each card of the pool was used (placed, evolved, attached, ability declared, coach used)
 per game in which it was in a deck. Ruling: no starter deck may win more than 60%."""

@@ -1,0 +1,163 @@
+"""Lab runs started from the web page (app/api/lab.py).
+
+A run's status, progress and report live in Redis (so any process behind the load balancer can
+answer ``GET /api/lab/runs/{id}``); the matches are played by the process that accepted the
+run, in a pool of spawned worker processes (never on the event loop), one run at a time per
+process (later ones wait, status "queued"). A user has at most one unfinished run.
+
+Keys (``<prefix>`` is settings.redis_prefix), all expiring after ``RUN_TTL``::
+
+    lab:run:<id>          status JSON: id, user, status, progress, spec, error, times
+    lab:run:<id>:report   the report JSON, once done
+    lab:active:<user>     id of the user's unfinished run (SET NX: the one-run rule)
+    lab:runs:<user>       the user's latest run ids, newest first
+
+A process that dies mid-run leaves its run "running" until the active key expires
+(``ACTIVE_TTL``); the user can then start another.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import multiprocessing
+import time
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime, timezone
+
+from app.lab.play import play_chunk
+from app.lab.runner import _chunks, build_report
+from app.lab.spec import LabSpec
+
+log = logging.getLogger("duelhall.lab")
+
+RUN_TTL = 7 * 24 * 3600
+ACTIVE_TTL = 6 * 3600
+KEEP_RUNS = 20
+PROGRESS_EVERY = 0.5  # seconds between progress writes
+
+# One run at a time per process (per event loop): the pool already uses the lab's workers.
+_gates: dict[int, asyncio.Semaphore] = {}
+
+
+class LabBusy(Exception):
+    """The user already has an unfinished run (its id in ``run_id``)."""
+
+    def __init__(self, run_id: str):
+        super().__init__(run_id)
+        self.run_id = run_id
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _keys(svc, run_id: str | None = None, user_id: str | None = None) -> dict:
+    p = svc.settings.redis_prefix + "lab:"
+    return {"run": f"{p}run:{run_id}", "report": f"{p}run:{run_id}:report",
+            "active": f"{p}active:{user_id}", "runs": f"{p}runs:{user_id}"}
+
+
+async def _save(svc, status: dict) -> None:
+    k = _keys(svc, status["id"])
+    await svc.redis.set(k["run"], json.dumps(status), ex=RUN_TTL)
+
+
+async def get(svc, run_id: str) -> dict | None:
+    raw = await svc.redis.get(_keys(svc, run_id)["run"])
+    return json.loads(raw) if raw else None
+
+
+async def report(svc, run_id: str) -> dict | None:
+    raw = await svc.redis.get(_keys(svc, run_id)["report"])
+    return json.loads(raw) if raw else None
+
+
+async def mine(svc, user_id: str) -> list[dict]:
+    ids = await svc.redis.lrange(_keys(svc, user_id=user_id)["runs"], 0, KEEP_RUNS - 1)
+    out = []
+    for rid in ids:
+        st = await get(svc, rid.decode() if isinstance(rid, bytes) else rid)
+        if st is not None:
+            out.append(st)
+    return out
+
+
+async def start(svc, user, spec: LabSpec) -> dict:
+    """Record the run, claim the user's one slot, and start it in the background."""
+    run_id = uuid.uuid4().hex[:16]
+    k = _keys(svc, run_id, user.id)
+    if not await svc.redis.set(k["active"], run_id, nx=True, ex=ACTIVE_TTL):
+        other = await svc.redis.get(k["active"])
+        raise LabBusy(other.decode() if isinstance(other, bytes) else str(other))
+    total = spec.games * (2 if spec.compare is not None else 1)
+    status = {"id": run_id, "user": user.id, "status": "queued", "spec": spec.to_dict(),
+              "progress": {"done": 0, "total": total}, "error": None, "created": _now(),
+              "started": None, "finished": None, "seconds": None}
+    await _save(svc, status)
+    await svc.redis.lpush(k["runs"], run_id)
+    await svc.redis.ltrim(k["runs"], 0, KEEP_RUNS - 1)
+    await svc.redis.expire(k["runs"], RUN_TTL)
+    task = asyncio.create_task(_run(svc, user.id, spec, status), name=f"lab-{run_id}")
+    svc.tasks.append(task)  # cancelled with the other background tasks at shutdown
+    task.add_done_callback(lambda t: t in svc.tasks and svc.tasks.remove(t))
+    return status
+
+
+async def _run(svc, user_id: str, spec: LabSpec, status: dict) -> None:
+    gate = _gates.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(1))
+    k = _keys(svc, status["id"], user_id)
+    pool = None
+    try:
+        async with gate:
+            status.update(status="running", started=_now())
+            await _save(svc, status)
+            t0 = time.perf_counter()
+            workers = max(1, svc.settings.lab_workers)
+            pool = ProcessPoolExecutor(max_workers=workers,
+                                       mp_context=multiprocessing.get_context("spawn"))
+            records = await _play(svc, pool, spec, workers, status)
+            rep = build_report(spec, records)
+            rep["timing"] = {"seconds": time.perf_counter() - t0, "workers": workers}
+            await svc.redis.set(k["report"], json.dumps(rep), ex=RUN_TTL)
+            status.update(status="done", finished=_now(), seconds=rep["timing"]["seconds"])
+            await _save(svc, status)
+    except asyncio.CancelledError:
+        status.update(status="failed", error="The server stopped before the run finished.",
+                      finished=_now())
+        await asyncio.shield(_save(svc, status))
+        raise
+    except Exception:
+        log.exception("lab run failed", extra={"run": status["id"]})
+        status.update(status="failed", error="The run failed on the server.", finished=_now())
+        await _save(svc, status)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        await svc.redis.delete(k["active"])
+
+
+async def _play(svc, pool, spec: LabSpec, workers: int, status: dict) -> list[list[dict]]:
+    """The records of every rule set, chunks played in the pool; progress saved as they come."""
+    rule_sets = [None] + ([spec.compare] if spec.compare is not None else [])
+    spec_dict = spec.to_dict()
+    loop = asyncio.get_running_loop()
+
+    async def job(k: int, idx: list[int]) -> tuple[int, list[dict]]:
+        return k, await loop.run_in_executor(pool, play_chunk, spec_dict, idx, rule_sets[k])
+
+    jobs = [job(k, idx) for k in range(len(rule_sets)) for idx in _chunks(spec.games, workers)]
+    out: list[list[dict]] = [[] for _ in rule_sets]
+    last = 0.0
+    for fut in asyncio.as_completed(jobs):
+        k, recs = await fut
+        out[k] += recs
+        status["progress"]["done"] += len(recs)
+        now = time.perf_counter()
+        if now - last >= PROGRESS_EVERY or status["progress"]["done"] == status["progress"]["total"]:
+            last = now
+            await _save(svc, status)
+    for recs in out:
+        recs.sort(key=lambda r: r["i"])
+    return out
