@@ -13,3 +13,22 @@ TIMEOUTS = Counter("duelhall_timeouts_total", "Clock timeouts fired")
 OUTBOX_WRITTEN = Counter("duelhall_outbox_written_total", "History records written to SQL")
 OUTBOX_LAG = Gauge("duelhall_outbox_lag", "History records waiting in the outbox")
 LIVE_MATCHES = Gauge("duelhall_live_matches", "Live matches (all processes)")
+OUTBOX_OLDEST = Gauge("duelhall_outbox_oldest_seconds",
+                      "Age of the oldest history record not yet in SQL (0 when none waits)")
+
+# LIVE_MATCHES and the OUTBOX_* gauges describe the shared Redis, so every process reports the
+# same value: aggregate them with max(), not sum(). SOCKETS and the counters are per process.
+
+
+async def refresh_shared(svc) -> None:
+    """Read the gauges that describe shared state from Redis (at scrape time)."""
+    import time
+
+    LIVE_MATCHES.set(await svc.redis.zcard(svc.store.k.live))
+    OUTBOX_LAG.set(await svc.outbox.lag())
+    oldest = await svc.redis.xrange(svc.store.k.outbox, "-", "+", count=1)
+    if oldest:
+        millis = int(str(oldest[0][0]).split("-")[0])  # stream ids are "<unix ms>-<n>"
+        OUTBOX_OLDEST.set(max(0.0, time.time() - millis / 1000))
+    else:
+        OUTBOX_OLDEST.set(0)

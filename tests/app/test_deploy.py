@@ -1,6 +1,7 @@
 """The deployment files are wired as docs/operations.md says (no Docker engine here: parse)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -14,7 +15,7 @@ def compose() -> dict:
 
 def test_compose_services_and_dependencies():
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "app", "lb"}
+    assert set(services) == {"postgres", "redis", "migrate", "app", "worker", "lb"}
     app = services["app"]
     assert app["deploy"]["replicas"] >= 2
     assert app["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
@@ -33,6 +34,21 @@ def test_compose_app_env_points_at_the_services():
     assert env["MIGRATE_ON_START"] == "false"
     assert "SECRET_KEY" in env and ":?" in env["SECRET_KEY"], "secret only from the environment"
     assert services["migrate"]["environment"]["DATABASE_URL"] == env["DATABASE_URL"]
+
+
+def test_history_writer_runs_in_the_worker_not_the_replicas():
+    from app.config import Settings
+
+    services = compose()["services"]
+    worker, app = services["worker"], services["app"]
+    assert worker["command"] == ["duelhall", "worker"]
+    assert app["environment"]["RUN_OUTBOX"] == "false"
+    assert "RUN_OUTBOX" not in worker["environment"]
+    assert worker["environment"]["REDIS_URL"] == app["environment"]["REDIS_URL"]
+    assert worker["environment"]["DATABASE_URL"] == app["environment"]["DATABASE_URL"]
+    assert worker["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    # The variable really is the app's setting.
+    assert Settings(run_outbox="false").run_outbox is False
 
 
 def test_redis_keeps_an_append_only_file():
@@ -55,6 +71,99 @@ def test_env_names_in_compose_are_settings_the_app_reads():
     from app.config import Settings
 
     fields = {name.upper() for name in Settings.model_fields}
+    uvicorn_reads = {"FORWARDED_ALLOW_IPS"}  # read by uvicorn itself, not by Settings
     for service in ("app", "migrate"):
         for name in compose()["services"][service]["environment"]:
-            assert name in fields, f"{service} sets {name}, which the app does not read"
+            assert name in fields | uvicorn_reads, f"{service} sets {name}, which the app does not read"
+
+
+def test_app_sees_client_addresses_behind_the_balancer():
+    services = compose()["services"]
+    assert services["app"]["environment"]["FORWARDED_ALLOW_IPS"] == "*"
+    assert "ports" not in services["app"]  # only reachable through nginx, so trusting it is safe
+    assert "X-Forwarded-For $proxy_add_x_forwarded_for" in nginx_conf()
+
+
+# ------------------------------------------------------------------ issue 9: the rest of the wiring
+def nginx_conf() -> str:
+    mount = compose()["services"]["lb"]["volumes"][0]
+    return (ROOT / mount.split(":")[0]).read_text()
+
+
+def test_every_healthy_condition_has_a_healthcheck_to_wait_for():
+    services = compose()["services"]
+    for name, svc in services.items():
+        for dep, cond in (svc.get("depends_on") or {}).items():
+            if cond["condition"] == "service_healthy":
+                assert "healthcheck" in services[dep], f"{name} waits for {dep}, which has no healthcheck"
+    assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
+    assert "ping" in services["redis"]["healthcheck"]["test"]
+
+
+def test_production_mode_and_secret_for_app_and_migration():
+    services = compose()["services"]
+    for name in ("app", "migrate"):
+        env = services[name]["environment"]
+        assert env["APP_ENV"] == "production"
+        assert env["SECRET_KEY"].startswith("${SECRET_KEY:?")  # no default: from the environment only
+    from app.config import Settings
+
+    assert Settings.model_fields["app_env"].annotation.__args__ == ("development", "production")
+
+
+def test_redis_fsyncs_every_second_and_app_replicas_drain_before_a_kill():
+    services = compose()["services"]
+    cmd = services["redis"]["command"]
+    assert cmd[cmd.index("--appendfsync") + 1] == "everysec"
+    assert any(v.endswith(":/data") for v in services["redis"]["volumes"])  # the AOF survives
+    grace = services["app"]["stop_grace_period"]
+    assert grace.endswith("s") and int(grace[:-1]) >= 15
+
+
+def test_balancer_finds_new_replicas_and_passes_the_host_with_its_port():
+    conf = nginx_conf()
+    upstream = conf[conf.index("upstream duelhall"):conf.index("}", conf.index("upstream duelhall"))]
+    assert "resolve" in upstream and "zone " in upstream  # re-resolved: --scale adds replicas
+    assert "resolver " in conf
+    # The app's same-origin websocket check compares Origin with Host: keep the port.
+    assert "proxy_set_header Host $host;" not in conf
+    assert conf.count("proxy_set_header Host $http_host;") == 2
+    ws_block = conf[conf.index("location /ws/"):conf.index("location / {")]
+    assert "proxy_set_header Connection $connection_upgrade" in ws_block
+    timeout = re.search(r"proxy_read_timeout (\d+)s;", ws_block)
+    assert timeout and int(timeout.group(1)) >= 60  # longer than the clients' 20 s pings
+
+
+def test_balancer_body_limit_matches_the_app():
+    from app.config import Settings
+
+    limit = re.search(r"client_max_body_size (\d+)k;", nginx_conf())
+    assert limit and int(limit.group(1)) * 1024 == Settings.model_fields["max_message_bytes"].default
+
+
+def test_image_runs_unprivileged_and_checks_readiness():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^USER (?!root)\w+", dockerfile, re.M)
+    assert "/readyz" in dockerfile.split("HEALTHCHECK", 1)[1]
+
+
+def test_readiness_keeps_a_replica_in_rotation_while_sql_is_down(client, monkeypatch):
+    """The healthchecks use /readyz: SQL down is `degraded` (200, play goes on, history waits
+    in the outbox); only Redis down takes the replica out (503)."""
+    from app.db import history
+
+    async def sql_down(_maker):
+        raise ConnectionRefusedError("postgres is stopped")
+
+    monkeypatch.setattr(history, "ping", sql_down)
+    r = client.get("/readyz")
+    assert r.status_code == 200 and r.json()["status"] == "degraded" and r.json()["sql"] is False
+    svc = client.app.state.services
+
+    async def redis_down():
+        raise ConnectionRefusedError("redis is stopped")
+
+    monkeypatch.setattr(svc.redis, "ping", redis_down)
+    r = client.get("/readyz")
+    assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable"
+    assert client.get("/healthz").status_code == 200  # liveness: the process itself is fine

@@ -36,6 +36,19 @@ def wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 30) 
     raise RuntimeError(f"server did not answer {url}:\n{log.read_text()[-3000:]}")
 
 
+def require_binary(name: str, why: str) -> str:
+    """The path of ``name``; skips the test without it, but fails under CI=true (CI machines
+    have Redis and Postgres: a missing one is a failure, not a skip)."""
+    binary = shutil.which(name)
+    if binary:
+        return binary
+    import pytest
+
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{why}: {name} is missing")
+    pytest.skip(f"{why}: {name} is not installed")
+
+
 @contextmanager
 def redis_url_for_tests(tmp: Path):
     """REDIS_URL from the environment, else a throwaway redis-server on a free port."""
@@ -70,8 +83,10 @@ def redis_url_for_tests(tmp: Path):
 
 
 @contextmanager
-def app_processes(n: int, redis_url: str, database_url: str, tmp: Path):
-    """``n`` app processes on their own ports sharing Redis and SQL; yields their base URLs."""
+def app_processes(n: int, redis_url: str, database_url: str, tmp: Path,
+                  per_process_env: list[dict] | None = None):
+    """``n`` app processes on their own ports sharing Redis and SQL; yields their base URLs.
+    ``per_process_env``: extra environment for each process (e.g. ``RUN_WORKERS``)."""
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
@@ -89,7 +104,7 @@ def app_processes(n: int, redis_url: str, database_url: str, tmp: Path):
             proc = subprocess.Popen(
                 [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
                  "--port", str(port), "--log-level", "warning"],
-                cwd=ROOT, env={**env, "INSTANCE_NAME": f"app{i}"},
+                cwd=ROOT, env={**env, "INSTANCE_NAME": f"app{i}", **(per_process_env or [{}] * n)[i]},
                 stdout=log.open("w"), stderr=subprocess.STDOUT,
             )
             procs.append((proc, log))
