@@ -85,8 +85,14 @@ async def write_status(svc, user_id: str, role: str, suspended: bool, gen: int, 
     await svc.redis.set(status_key(svc, user_id), data, ex=None if guest else STATUS_TTL)
 
 
-async def authenticate(token: str | None, svc) -> User:
-    user = decode_token(token, svc.settings)
+async def authenticate(token: str | None, svc, decoded: User | None = None) -> User:
+    """The token's user, if it is still good: signature and expiry, not signed out, account
+    not suspended, password not changed since. ``decoded``: this token's :func:`decode_token`
+    result from earlier (a socket checks again before every action without decoding again)."""
+    if decoded is not None and decoded.exp > time.time():
+        user = decoded
+    else:
+        user = decode_token(token, svc.settings)
     raw, revoked = await svc.redis.mget(status_key(svc, user.id), revoked_key(svc, user.jti or "-"))
     if revoked:
         raise ApiError("unauthorized", "You have signed out; sign in again.")

@@ -15,11 +15,22 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--workers", type=int, default=1,
                        help="uvicorn workers; more than one needs REDIS_URL (shared state)")
     sub.add_parser("migrate", help="apply database migrations and exit")
+    sub.add_parser("worker", help="run the history writer and clocks without serving HTTP "
+                                  "(needs REDIS_URL; set RUN_OUTBOX=false on the web processes)")
     admin = sub.add_parser("create-admin", help="create an admin account (or make one an admin)")
     admin.add_argument("name")
     admin.add_argument("--password-stdin", action="store_true",
                        help="read the password from standard input instead of prompting")
+    sim = sub.add_parser("simulate", help="balance lab: play N matches between bots and report "
+                                          "(docs/lab.md)")
+    from app.lab.cli import add_arguments as add_lab_arguments
+
+    add_lab_arguments(sim)
     args = parser.parse_args(argv)
+    if args.command == "simulate":  # needs no database and no Redis
+        from app.lab.cli import simulate
+
+        return simulate(args)
 
     from app.config import get_settings
     from app.db.session import migrate
@@ -45,6 +56,20 @@ def main(argv: list[str] | None = None) -> int:
             print(str(e), file=sys.stderr)
             return 2
         return 0
+    if args.command == "worker":
+        if not settings.redis_url:
+            print("worker needs REDIS_URL: the embedded Redis lives inside the server process.",
+                  file=sys.stderr)
+            return 2
+        if settings.migrate_on_start:
+            migrate(settings)
+        import asyncio
+
+        asyncio.run(run_worker(settings))
+        return 0
+    if problem := settings.secret_problem():
+        print(f"refusing to start: {problem}", file=sys.stderr)
+        return 2
     if args.workers > 1 and not settings.redis_url:
         print("--workers > 1 needs REDIS_URL: the embedded Redis lives inside one process.",
               file=sys.stderr)
@@ -60,8 +85,31 @@ def main(argv: list[str] | None = None) -> int:
     db = "DATABASE_URL" if settings.database_url else f"SQLite in {settings.data_dir}"
     print(f"Duelhall on http://{args.host}:{args.port}  ({mode}, {db})", flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=True)
+                ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=True,
+                ws_per_message_deflate=settings.ws_deflate)
     return 0
+
+
+async def run_worker(settings) -> None:
+    """The background workers of ``Services`` in a process of their own, until SIGTERM/SIGINT."""
+    import asyncio
+    import signal
+
+    from app import logs
+    from app.services import Services
+
+    logs.setup(settings.log_level, settings.log_json)
+    svc = Services.build(settings.model_copy(update={"run_workers": True, "run_outbox": True}))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await svc.start()
+    print(f"Duelhall worker {settings.instance_name}: history writer and clocks running", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await svc.stop()
 
 
 async def create_admin(settings, name: str, password: str) -> str:

@@ -3,11 +3,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+# Parts of placeholder secrets copied from examples (refused in production).
+WEAK_SECRET_WORDS = ("changeme", "change-me", "change_me", "secret", "example", "password", "xxxx")
 
 
 class Settings(BaseSettings):
@@ -20,6 +25,9 @@ class Settings(BaseSettings):
     data_dir: Path = ROOT / "data"
     # Signing key for tokens. The embedded default is generated once into data_dir.
     secret_key: str | None = None
+    # "production" refuses to start unless SECRET_KEY comes from the environment and is strong
+    # (see secret_problem); docker-compose.yml sets it. "development" may generate the key.
+    app_env: Literal["development", "production"] = "development"
     token_ttl_seconds: int = 7 * 24 * 3600
     # Key prefix in Redis, so tests and several deployments can share one server.
     redis_prefix: str = "dh:"
@@ -32,9 +40,41 @@ class Settings(BaseSettings):
     finished_ttl_seconds: int = 24 * 3600
     # Background workers (tests switch them off to drive them by hand).
     run_workers: bool = True
+    # The history writer (outbox to SQL) in this process. A busy deployment runs it in its own
+    # process (`duelhall worker`) and sets this false on the web processes, so SQL work never
+    # competes with the sockets for the event loop. Needs a real Redis (shared outbox).
+    run_outbox: bool = True
+    # permessage-deflate on websockets. Off by default: views are ~1-2 kB, and compressing
+    # every frame cost more server CPU than anything else per action (docs/performance.md).
+    ws_deflate: bool = False
+    # Garbage collector tuning for a long-lived server process (app/main.py): freeze what
+    # start-up loaded and collect the young generation less often. It cut p99 latency under
+    # load ~6x (docs/performance.md); docker-compose.yml turns it on. Off by default: an app
+    # started and stopped many times in one process (the tests) must not freeze each other's
+    # leftovers, and a SQLite connection left to the collector would hold its lock longer.
+    gc_freeze: bool = False
+    gc_threshold: int = 20_000
     # Replicas behind a load balancer leave migrations to a one-shot job (docker-compose.yml).
     migrate_on_start: bool = True
     clock_poll_seconds: float = 0.2
+    # Tournament sweep (app/tournaments/service.py): reconciles pairings with their matches,
+    # no-shows, round timers, delayed pairing. 0 switches it off (tests drive it by hand).
+    tournament_sweep_seconds: float = 1.0
+    # Computer players (app/live/bots.py, docs/bots.md). A pause before each bot move so play
+    # feels human (0 in tests); never more than a tenth of the time left on the bot's clock.
+    bot_think_ms: int = 400
+    # Longest a bot may compute one move when there is no clock (with one: half the time left).
+    bot_move_seconds: float = 10.0
+    # How often every process looks for bot turns nobody is playing (a process died mid-turn).
+    bot_sweep_seconds: float = 3.0
+    # Where levels other than "random" search: "process" (a spawned worker pool, never blocks
+    # the event loop) or "thread" (tests, where a fake level must be seen).
+    bot_executor: Literal["process", "thread"] = "process"
+    bot_workers: int = 1
+    # Balance lab runs started from the web page (app/lab/service.py, docs/lab.md): worker
+    # processes per run (runs queue one at a time per process) and the most games a run may ask.
+    lab_workers: int = 1
+    lab_max_games: int = 5000
     outbox_batch: int = 200
     allowed_origins: list[str] = Field(default_factory=list)
     instance_name: str = "app"
@@ -54,6 +94,20 @@ class Settings(BaseSettings):
             return url
         self.data_dir.mkdir(parents=True, exist_ok=True)
         return f"sqlite+aiosqlite:///{self.data_dir / 'duelhall.sqlite3'}"
+
+    def secret_problem(self) -> str | None:
+        """Why these settings must not serve, or None. In production the key must come from the
+        environment (a key generated into DATA_DIR would differ per replica and host) and be
+        long and not a placeholder, since anyone who knows it can sign tokens for any user."""
+        if self.app_env != "production":
+            return None
+        key = self.secret_key or ""
+        if not key:
+            return "APP_ENV=production needs SECRET_KEY set in the environment"
+        if len(key) < 32 or len(set(key)) < 10 or any(w in key.lower() for w in WEAK_SECRET_WORDS):
+            return ("SECRET_KEY is too weak for production: use 32+ random characters, e.g. "
+                    "python3 -c 'import secrets; print(secrets.token_hex(32))'")
+        return None
 
     def signing_key(self) -> str:
         if self.secret_key:

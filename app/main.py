@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 from contextlib import asynccontextmanager
@@ -11,11 +12,12 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import errors, logs
-from app.api import admin, auth, decks, games, health, matches, players
+from app.api import admin, auth, bots, decks, games, health, matches, players, tournaments
+from app.api import lab as lab_api
 from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
 from app.services import Services
-from app import ws
+from app import ws, ws_tournaments
 
 STATIC = ROOT / "static"
 
@@ -51,6 +53,9 @@ class BodyLimit:
             await self._refuse(send)
 
     async def _refuse(self, send):
+        from app.live import metrics
+
+        metrics.ERRORS.labels("too_large").inc()
         body = json.dumps({"error": {"code": "too_large",
                                      "message": f"Request bodies are limited to {self.limit} bytes."}}).encode()
         await send({"type": "http.response.start", "status": 413,
@@ -69,6 +74,19 @@ class SecurityHeaders:
         (b"x-frame-options", b"DENY"),
         (b"referrer-policy", b"same-origin"),
     ]
+    # The client is plain ES modules and stylesheets from /static, SVG drawn by script, icons
+    # as data: URLs, and fetch/websocket to this origin: no inline script, nothing from
+    # elsewhere. Boards size bars with style="" attributes (not <style> elements): allowed.
+    CSP = (b"default-src 'self'; script-src 'self'; style-src 'self'; "
+           b"style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+           b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+           b"frame-ancestors 'none'")
+    # FastAPI's /docs and /redoc pages load their viewer from a CDN with an inline bootstrap.
+    DOCS_CSP = (b"default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+                b"style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+                b"font-src 'self' https://fonts.gstatic.com; img-src 'self' data: https:; "
+                b"worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+    DOCS_PATHS = ("/docs", "/redoc")
 
     def __init__(self, app):
         self.app = app
@@ -76,10 +94,12 @@ class SecurityHeaders:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        docs = scope["path"].startswith(self.DOCS_PATHS)
+        headers = self.HEADERS + [(b"content-security-policy", self.DOCS_CSP if docs else self.CSP)]
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + self.HEADERS
+                message["headers"] = list(message.get("headers", [])) + headers
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -87,6 +107,12 @@ class SecurityHeaders:
 
 def create_app(settings: Settings | None = None, *, run_migrations: bool | None = None) -> FastAPI:
     settings = settings or get_settings()
+    if problem := settings.secret_problem():
+        raise RuntimeError(f"refusing to start: {problem}")
+    if settings.redis_url and not settings.secret_key:
+        logging.getLogger("duelhall").warning(
+            "REDIS_URL is set but SECRET_KEY is not: tokens are signed with the key generated in "
+            "DATA_DIR, so processes with another DATA_DIR will not accept them")
     if run_migrations is None:
         run_migrations = settings.migrate_on_start
 
@@ -97,6 +123,13 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
         svc = Services.build(settings)
         app.state.services = svc
         await svc.start()
+        if settings.gc_freeze:
+            # Everything loaded so far (modules, tables, card pools) lives as long as the
+            # process: keep it out of the collector's way. With a higher first threshold,
+            # full collections (pauses of many ms under load) become rare.
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(settings.gc_threshold, 20, 20)
         try:
             yield
         finally:
@@ -112,7 +145,8 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
     app.dependency_overrides[get_settings] = lambda: settings
     errors.install(app)
     for router in (auth.router, games.router, matches.router, players.router, admin.router,
-                   decks.router, health.router, ws.router):
+                   decks.router, bots.router, health.router, ws.router, tournaments.router,
+                   ws_tournaments.router, lab_api.router):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -122,7 +156,27 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
 
     app.add_middleware(BodyLimit, limit=settings.max_message_bytes)
     app.add_middleware(SecurityHeaders)
+    _document_errors_as_json(app)
     return app
+
+
+def _document_errors_as_json(app: FastAPI) -> None:
+    """Errors are always JSON (app/errors.py), but FastAPI documents a route's error responses
+    in the route's own media type: text/plain for a text export. Say application/json."""
+    build = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            spec = build()
+            for ops in spec.get("paths", {}).values():
+                for op in ops.values():
+                    for status, resp in op.get("responses", {}).items():
+                        content = resp.get("content", {})
+                        if status[:1] in "45" and content and "application/json" not in content:
+                            resp["content"] = {"application/json": next(iter(content.values()))}
+        return app.openapi_schema
+
+    app.openapi = openapi
 
 
 _settings = get_settings()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import socket
 from dataclasses import dataclass, field
 
 from fastapi import Request, WebSocket
@@ -31,6 +33,8 @@ class Services:
     # (see app/live/service.py); features register theirs in ``start``.
     observers: list = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # Computer players' runner (app/live/bots.py), made in ``start``.
+    bots: object = None
 
     @classmethod
     def build(cls, settings: Settings) -> "Services":
@@ -42,13 +46,29 @@ class Services:
             settings=settings, redis=redis, store=store, hub=Hub(store, redis),
             engine=engine, maker=maker,
             outbox=OutboxWorker(store, maker, settings.outbox_batch,
-                                name=f"{settings.instance_name}-{id(store)}"),
+                                # Unique per process even when replicas share INSTANCE_NAME.
+                                name=f"{settings.instance_name}-{socket.gethostname()}-"
+                                     f"{os.getpid()}-{id(store)}"),
         )
 
     async def start(self) -> None:
         await self.outbox.ensure_group()
         await self.hub.start()
+        from app.live.bots import BotRunner  # imports the service layer; keep this module light
+
+        self.bots = BotRunner(self)
+        self.observers.append(self.bots.observe)
         if self.settings.run_workers:
+            self.tasks.append(asyncio.create_task(self.bots.sweep_loop(self.stopping), name="bots"))
+        from app.tournaments import service as tournaments  # imports the SQL layer; keep this light
+
+        # Tournament matches report themselves: the observer here, the sweep for what it missed.
+        self.observers.append(tournaments.on_match_change)
+        if self.settings.run_workers and self.settings.tournament_sweep_seconds > 0:
+            self.tasks.append(asyncio.create_task(
+                tournaments.run_sweep(self, self.settings.tournament_sweep_seconds, self.stopping),
+                name="tournaments"))
+        if self.settings.run_workers and self.settings.run_outbox:
             self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))
             self.tasks.append(asyncio.create_task(
                 clocks.run(self.store, self.hub, self.settings.clock_poll_seconds, self.stopping,
@@ -62,10 +82,18 @@ class Services:
 
     async def stop(self) -> None:
         self.stopping.set()
-        for t in self.tasks:
-            t.cancel()
+        # The loops end by themselves on the stop flag, after the step they are in. Cancelling
+        # one inside a SQL transaction (the history writer mid-batch) can leave its connection,
+        # and on SQLite the write lock, behind until the garbage collector finds it; so cancel
+        # only what has not finished after a grace period.
         if self.tasks:
-            await asyncio.wait(self.tasks, timeout=3)
+            _, late = await asyncio.wait(self.tasks, timeout=5)
+            for t in late:
+                t.cancel()
+            if late:
+                await asyncio.wait(late, timeout=3)
+        if self.bots is not None:
+            await self.bots.close()
         # Last chance to get history out before going away (best effort: it stays in Redis).
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.outbox.drain_all(), 5)

@@ -10,10 +10,13 @@ import json
 import time
 from typing import Annotated, Any, Literal, Union
 
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from redis.exceptions import RedisError
 
-from app.auth import User, authenticate
+from app.auth import User, authenticate, decode_token
 from app import logs
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
@@ -21,6 +24,18 @@ from app.live.hub import Conn
 from app.services import ws_services
 
 router = APIRouter()
+
+# Redis unreachable (restarting, failing over): the socket stays open and says `unavailable`;
+# the client retries the same client_seq, which the store applies at most once.
+STORE_DOWN = (RedisError, OSError)
+UNAVAILABLE = "The match store is unreachable for a moment; retry shortly."
+# A socket refused this many messages in a row for rate is flooding, not bursting: close it
+# (1008, policy violation) instead of answering every message with an error.
+FLOOD_FACTOR = 2
+# Socket opens per user and match per minute: a flooder that reconnects each time it is
+# closed would get a fresh token bucket every time. Generous for people (tabs, flaky networks)
+# and per match, so a bot playing many matches at once is not limited by their number.
+OPENS_PER_MINUTE = 60
 
 
 class _Msg(BaseModel):
@@ -62,6 +77,25 @@ class TokenBucket:
         return False
 
 
+def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
+    """ALLOWED_ORIGINS when set; otherwise same origin only (the page's host:port must be the
+    one the socket was opened on). No Origin header: not a browser (bots, tests), allowed,
+    since the token, not an ambient cookie, is the credential."""
+    if allowed:
+        return origin in allowed
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname or not host:
+        return False  # "null" (sandboxed frames, file: pages) and anything odd
+    default = {"http": 80, "https": 443}[parts.scheme]
+    mine = urlsplit(f"{parts.scheme}://{host}")
+    try:
+        return (parts.hostname, parts.port or default) == (mine.hostname, mine.port or default)
+    except ValueError:  # a malformed port in either header
+        return False
+
+
 def _explain(err: ValidationError) -> str:
     e = err.errors()[0]
     where = ".".join(str(p) for p in e.get("loc", ()))
@@ -78,8 +112,9 @@ def _explain(err: ValidationError) -> str:
 async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
     svc = ws_services(ws)
     settings = svc.settings
-    if settings.allowed_origins and ws.headers.get("origin") not in settings.allowed_origins:
-        await ws.close(code=4403)
+    if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), settings.allowed_origins):
+        metrics.ERRORS.labels("forbidden").inc()
+        await ws.close(code=4403)  # before accept: the handshake gets HTTP 403
         return
     await ws.accept()
 
@@ -91,26 +126,55 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
             await ws.close(code=4401 if code == "unauthorized" else 4404)
 
     user: User | None = None
+    claims: User | None = None
     try:
         if token:
-            user = await authenticate(token, svc)
+            claims = decode_token(token, settings)
+            user = await authenticate(token, svc, decoded=claims)
+            opens_key = f"{svc.store.k.p}wsopens:{user.id}:{match_id}"
+            opens = await svc.redis.incr(opens_key)
+            if opens == 1:
+                await svc.redis.expire(opens_key, 60)
+            if opens > OPENS_PER_MINUTE:
+                await fail("rate_limited", "Too many connections; wait a minute and reconnect.")
+                await ws.close(code=1008)
+                return
         await svc.store.load(match_id)
     except ApiError as e:
         await fail(e.code, e.message)
+        return
+    except STORE_DOWN:
+        await fail("unavailable", UNAVAILABLE)
+        await ws.close(code=1013)  # try again later
         return
 
     logs.match_id_var.set(match_id)
     logs.user_id_var.set(user.id if user else None)
     conn = Conn(ws, match_id, user.id if user else None)
-    await svc.hub.add(conn)
     bucket = TokenBucket(settings.ws_rate_per_second, settings.ws_burst)
+    refused_in_a_row = 0
     try:
-        doc = await svc.store.load(match_id)
-        await svc.hub.send_view(conn, doc["version"] - 1, doc)
+        try:
+            await svc.hub.add(conn)
+            doc = await svc.store.load(match_id)
+            await svc.hub.send_view(conn, doc["version"] - 1, doc)
+        except STORE_DOWN:
+            await fail("unavailable", UNAVAILABLE)
+            await ws.close(code=1013)
+            return
         while True:
             msg = await ws.receive()
             if msg["type"] == "websocket.disconnect":
                 break
+            # Rate first, so a flood of oversized or broken messages costs as little as any.
+            if not bucket.take():
+                refused_in_a_row += 1
+                await fail("rate_limited", "Too many messages; slow down.")
+                if refused_in_a_row >= FLOOD_FACTOR * settings.ws_burst:
+                    await ws.close(code=1008)
+                    break
+                continue
+            refused_in_a_row = 0
             text = msg.get("text")
             if text is None:
                 raw = msg.get("bytes") or b""
@@ -125,12 +189,9 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
             if len(text) > settings.max_message_bytes:
                 await fail("too_large", f"Messages are limited to {settings.max_message_bytes} bytes.")
                 continue
-            if not bucket.take():
-                await fail("rate_limited", "Too many messages; slow down.")
-                continue
             try:
                 data = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: "[[[[...", nested too deep
                 await fail("invalid_message", "That message is not valid JSON.")
                 continue
             seq = data.get("client_seq") if isinstance(data, dict) else None
@@ -142,18 +203,29 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
                 continue
             if isinstance(m, PingMsg):
                 await conn.send({"type": "pong"})
+                # Safety net for a change notice that never came (pub/sub is fire-and-forget:
+                # one published while Redis restarted, or before this process re-subscribed, is
+                # lost): the hub re-reads the match and sends this socket what it missed, under
+                # the socket's lock, so never a version twice. Clients ping every 20 s.
+                svc.hub.notify(match_id, conn.last_seq + 1)
             elif isinstance(m, ResumeMsg):
-                await svc.hub.send_view(conn, m.since)
+                try:
+                    await svc.hub.send_view(conn, m.since)
+                except STORE_DOWN:
+                    await fail("unavailable", UNAVAILABLE)
             else:
                 if user is None:
                     await fail("forbidden", "Spectators cannot act; sign in and take a seat.", m.client_seq)
                     continue
                 try:
                     # Re-checked per action: a suspension or sign-out takes effect at once.
-                    user = await authenticate(token, svc)
+                    user = await authenticate(token, svc, decoded=claims)
                     change = await service.perform(svc, match_id, user, m.action, m.client_seq, m.version)
                 except ApiError as e:
                     await fail(e.code, e.message, m.client_seq)
+                    continue
+                except STORE_DOWN:
+                    await fail("unavailable", UNAVAILABLE, m.client_seq)
                     continue
                 await conn.send({"type": "ack", "client_seq": m.client_seq,
                                  "version": change.doc["version"], "duplicate": change.duplicate})

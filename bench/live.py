@@ -77,6 +77,9 @@ def parse_args(argv=None, baseline_default=False) -> argparse.Namespace:
     p.add_argument("--processes", type=int, default=1,
                    help="server processes to spawn on consecutive ports (>1 needs --spawn real)")
     p.add_argument("--port", type=int, default=0, help="first port for spawned servers (0: pick)")
+    p.add_argument("--outbox-process", action="store_true",
+                   help="with --spawn real: the history writer in its own process (`duelhall "
+                        "worker`), RUN_OUTBOX=false on the web processes (counted as 'worker' CPU)")
     p.add_argument("--clients", type=int, default=1, help="client (load generator) processes")
     p.add_argument("--rate", type=float, default=0.0,
                    help="offered load in actions/s over all matches, paced per match; "
@@ -90,8 +93,11 @@ def parse_args(argv=None, baseline_default=False) -> argparse.Namespace:
     p.add_argument("--ws", default="auto", help="uvicorn --ws for spawned servers "
                    "(auto = websockets-sansio, websockets, wsproto)")
     p.add_argument("--loop", default="auto", help="uvicorn --loop for spawned servers (auto = uvloop)")
+    p.add_argument("--deflate", action="store_true",
+                   help="permessage-deflate on (the app's WS_DEFLATE default is off): server "
+                        "flag on and clients offer it")
     p.add_argument("--no-deflate", action="store_true",
-                   help="no permessage-deflate: server flag off and clients do not offer it")
+                   help="(the default) no permessage-deflate; kept for old command lines")
     p.add_argument("--app-root", default=str(ROOT),
                    help="tree to run the spawned app server from (A/B-compare a scratch copy)")
     p.add_argument("--redis-url", default=REAL_REDIS)
@@ -238,6 +244,7 @@ class Servers:
         self.logs: list[Path] = []
         self.spies: list[subprocess.Popen] = []
         self.redis_proc: subprocess.Popen | None = None
+        self.worker: subprocess.Popen | None = None
 
     def env(self, port: int) -> dict:
         env = dict(os.environ)
@@ -247,10 +254,14 @@ class Servers:
         # One signing key for all processes (a token from one is valid on the others).
         env["SECRET_KEY"] = "bench-" + self.prefix + "0123456789abcdef0123456789abcdef"
         env["INSTANCE_NAME"] = f"bench-{port}"
+        # As deployed (docker-compose.yml): the collector tuned for a long-lived process.
+        env.setdefault("GC_FREEZE", "true")
         if self.mode == "real":
             env["REDIS_URL"] = self.args.redis_url
             env["REDIS_PREFIX"] = self.prefix
             env["DATABASE_URL"] = self.args.database_url
+            if self.args.outbox_process:
+                env["RUN_OUTBOX"] = "false"
         return env
 
     def command(self, port: int) -> list[str]:
@@ -259,8 +270,7 @@ class Servers:
         prof = [] if not a.cprofile else ["-m", "cProfile", "-o", f"{a.cprofile}-{port}.prof"]
         cmd = [sys.executable, *prof, "-m", "uvicorn", *app, "--host", "127.0.0.1", "--port", str(port),
                "--log-level", "warning", "--ws", a.ws, "--loop", a.loop]
-        if a.no_deflate:
-            cmd += ["--ws-per-message-deflate", "false"]
+        cmd += ["--ws-per-message-deflate", "true" if a.deflate else "false"]
         return cmd
 
     def start_own_redis(self) -> None:
@@ -307,6 +317,18 @@ class Servers:
             # One at a time: each process runs the migrations at start-up.
             self.wait_ready(proc, url, log)
             self.urls.append(url)
+        if self.mode == "real" and self.args.outbox_process:
+            env = self.env(0)
+            env.pop("RUN_OUTBOX")
+            env["INSTANCE_NAME"] = "bench-worker"
+            log = self.tmp / "worker.log"
+            self.logs.append(log)
+            nice = self.args.nice
+            self.worker = subprocess.Popen(
+                [sys.executable, "-m", "app.cli", "worker"], cwd=Path(self.args.app_root), env=env,
+                stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=(lambda: os.nice(nice)) if nice else None)
+            prioritise(self.worker.pid, nice)
 
     @staticmethod
     def wait_ready(proc, url: str, log: Path, timeout: float = 60.0) -> None:
@@ -339,6 +361,41 @@ class Servers:
                  "--rate", "200", "--format", "raw", "--nonblocking", "-o", out],
                 stdout=subprocess.DEVNULL, stderr=open(out + ".log", "wb")))
 
+    def rss_kib(self) -> int:
+        """Resident memory of the web server processes, KiB (from /proc)."""
+        total = 0
+        for proc in self.procs:
+            try:
+                for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            except OSError:
+                pass
+        return total
+
+    def redis_bytes_per_match(self, sample: int = 200) -> dict | None:
+        """Mean Redis bytes per live match: its document plus its kept event batches."""
+        try:
+            import redis
+
+            r = redis.Redis.from_url(self.args.redis_url)
+            try:
+                ids = r.zrange(self.prefix + "live", 0, sample - 1)
+                sizes = []
+                for mid in ids:
+                    mid = mid.decode()
+                    doc = r.memory_usage(f"{self.prefix}m:{mid}") or 0
+                    ev = r.memory_usage(f"{self.prefix}m:{mid}:ev") or 0
+                    sizes.append(doc + ev)
+            finally:
+                r.close()
+        except Exception:
+            return None
+        if not sizes:
+            return None
+        return {"sampled": len(sizes), "mean": round(sum(sizes) / len(sizes)),
+                "max": max(sizes)}
+
     def outbox_lag(self) -> int | None:
         if self.mode != "real":
             return None
@@ -359,10 +416,11 @@ class Servers:
                 spy.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 spy.kill()
-        for proc in self.procs:
+        procs = self.procs + ([self.worker] if self.worker else [])
+        for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGINT)
-        for proc in self.procs:
+        for proc in procs:
             try:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
@@ -433,7 +491,7 @@ class Config:
         self.duration = args.duration
         self.actions_per_match = args.actions_per_match
         self.placement = args.placement
-        self.compression = None if args.no_deflate else "deflate"
+        self.compression = "deflate" if args.deflate else None
         self.nice = args.nice
 
 
@@ -813,7 +871,7 @@ def report(args, results: list[dict], window: float, cpu: dict | None, lag: tupl
         "client_loop_lag_p99_ms": round(pct(laglist, 99) * 1000, 2) if laglist else None,
         "cpu_percent": cpu, "outbox_lag": {"start": lag[0], "end": lag[1]},
         "processes": args.processes, "clients": args.clients, "ws": args.ws, "loop": args.loop,
-        "deflate": not args.no_deflate, "nice": args.nice, "app_tree": args.tree, "command": "python " + " ".join(sys.argv),
+        "deflate": args.deflate, "nice": args.nice, "app_tree": args.tree, "command": "python " + " ".join(sys.argv),
     }
     head = ("run", "matches", "sockets", "actions", "actions/s", "p50 ms", "p90 ms", "p99 ms",
             "max ms", "errors")
@@ -869,6 +927,7 @@ def main(argv=None, baseline_default=False) -> int:
         print(f"[{label}] servers: {', '.join(urls)}; {args.matches} matches over "
               f"{args.clients} client process(es); app: {args.tree}", flush=True)
 
+        rss0 = servers.rss_kib() if servers else None
         ctx = mp.get_context("spawn")
         pipes = []
         for c in range(args.clients):
@@ -883,6 +942,8 @@ def main(argv=None, baseline_default=False) -> int:
             kind, payload = p.recv()
             if kind != "ready":
                 raise RuntimeError(f"client failed during set-up:\n{payload}")
+        # Every socket is open and idle here (the lanes have not started to play).
+        rss_ready = servers.rss_kib() if servers else None
         t_go = time.monotonic() + 0.5
         for p in pipes:
             p.send(("go", t_go))
@@ -891,7 +952,8 @@ def main(argv=None, baseline_default=False) -> int:
                   "clients": [p.pid for p in clients],
                   "redis": ([servers.redis_proc.pid] if servers and servers.redis_proc
                             else pids_named("redis-server")),
-                  "postgres": pids_named("postgres")}
+                  "postgres": pids_named("postgres"),
+                  "worker": [servers.worker.pid] if servers and servers.worker else []}
         sampler = CpuSampler(groups)
         w0 = t_go + args.warmup
         time.sleep(max(0.0, w0 - time.monotonic()))
@@ -920,6 +982,20 @@ def main(argv=None, baseline_default=False) -> int:
         if not groups["server"]:
             cpu.pop("server", None)
         out = report(args, results, window, cpu, (lag0, lag1), label)
+        if servers and rss0 is not None and rss_ready is not None:
+            sockets = 2 * args.matches
+            per_socket = (rss_ready - rss0) / sockets
+            out["memory"] = {"server_rss_kib_before": rss0, "server_rss_kib_idle_sockets": rss_ready,
+                             "kib_per_idle_socket": round(per_socket, 1)}
+            print(f"server memory: {rss0 / 1024:.1f} MiB before the clients, "
+                  f"{rss_ready / 1024:.1f} MiB with {sockets} idle sockets -> "
+                  f"{per_socket:.1f} KiB per idle socket (incl. its match's share)")
+        if servers and servers.mode == "real":
+            per_match = servers.redis_bytes_per_match()
+            if per_match:
+                out.setdefault("memory", {})["redis_bytes_per_live_match"] = per_match
+                print(f"redis memory per live match (document + kept events, MEMORY USAGE, "
+                      f"mean of {per_match['sampled']}): {per_match['mean'] / 1024:.1f} KiB")
         if args.json:
             Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
         return 0

@@ -37,11 +37,21 @@ async def fire_due(store: MatchStore, hub=None, limit: int = 100, on_change=None
 async def run(store: MatchStore, hub, poll_seconds: float, stop: asyncio.Event | None = None,
               on_change=None) -> None:
     stop = stop or asyncio.Event()
+    failing = False
     while not stop.is_set():
         try:
             await fire_due(store, hub, on_change=on_change)
+            if failing:
+                log.info("clock loop working again")
+            failing = False
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("clock loop error")
-        await asyncio.sleep(poll_seconds)
+            # Once per outage, not every poll (Redis down would log 10 tracebacks a second).
+            if not failing:
+                log.exception("clock loop error; retrying quietly until it works again")
+            failing = True
+        try:  # sleep, but wake at once when the service stops
+            await asyncio.wait_for(stop.wait(), poll_seconds)
+        except asyncio.TimeoutError:
+            pass

@@ -37,7 +37,9 @@ class Conn:
     async def _send_now(self, text: str) -> None:
         """Send while holding ``lock``."""
         try:
-            await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
+            # asyncio.timeout, not wait_for: wait_for makes a Task per send.
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_text(text)
         except Exception:  # a dead or stuck socket: drop it, the client will resume
             self.closed = True
 
@@ -58,6 +60,9 @@ class Hub:
         self.conns: dict[str, set[Conn]] = {}
         self.pubsub = redis.pubsub(ignore_subscribe_messages=True)
         self._dirty: set[str] = set()
+        # Newest version this process has written and is pushing itself, per match: its own
+        # pub/sub notice for that version then needs no reload (see notify).
+        self._local: dict[str, int] = {}
         self._pushers: dict[str, asyncio.Task] = {}
         self._listener: asyncio.Task | None = None
         self._sub_lock = asyncio.Lock()
@@ -99,6 +104,7 @@ class Hub:
             group.discard(conn)
             if not group:
                 del self.conns[conn.match_id]
+                self._local.pop(conn.match_id, None)
                 with contextlib.suppress(Exception):
                     await self.pubsub.unsubscribe(self.store.k.channel(conn.match_id))
         metrics.SOCKETS.set(self.socket_count())
@@ -118,11 +124,22 @@ class Hub:
 
     async def push_doc(self, doc: dict, events: list[dict]) -> None:
         """Right after a local write: render from the document in hand."""
+        mid = doc["id"]
+        if mid in self.conns and doc["version"] > self._local.get(mid, 0):
+            self._local[mid] = doc["version"]
         await self._fan_out(doc, {doc["version"]: events})
+        # A socket that joined while this push was under way, having read an older document,
+        # missed it; the pub/sub notice for this version is skipped (see notify), so look again.
+        if any(c.last_seq < doc["version"] and not c.closed for c in self.conns.get(mid, ())):
+            self._dirty.add(mid)
+            if mid not in self._pushers:
+                self._pushers[mid] = asyncio.create_task(self._push_loop(mid))
 
     def notify(self, match_id: str, version: int) -> None:
         group = self.conns.get(match_id)
-        if not group or all(c.last_seq >= version for c in group):
+        if not group or version <= self._local.get(match_id, 0):
+            return  # our own write: push_doc delivers it (or already has)
+        if all(c.last_seq >= version for c in group):
             return
         self._dirty.add(match_id)
         if match_id not in self._pushers:
@@ -167,21 +184,36 @@ class Hub:
 
         await asyncio.gather(*(deliver(c) for c in group))
 
+    def resync(self) -> None:
+        """Look again at every match this process has sockets for: after the pub/sub link was
+        down, notices sent meanwhile are lost, and nobody should wait for the next one."""
+        for mid in list(self.conns):
+            self._dirty.add(mid)
+            if mid not in self._pushers:
+                self._pushers[mid] = asyncio.create_task(self._push_loop(mid))
+
     async def _listen(self) -> None:
         prefix = self.store.k.channel("")
+        broken = False
         while not self._stopping:
             try:
                 if not self.pubsub.subscribed:
                     await asyncio.sleep(0.05)
                     continue
                 msg = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if broken:  # redis-py reconnected and resubscribed inside get_message
+                    broken = False
+                    log.info("pub/sub link back; re-sending what may have been missed")
+                    self.resync()
                 if msg and msg.get("type") == "message":
                     channel = msg["channel"]
                     self.notify(channel[len(prefix):], int(msg["data"]))
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("pub/sub listener error; retrying")
+                if not broken:
+                    log.exception("pub/sub listener error; retrying")
+                broken = True
                 await asyncio.sleep(0.5)
 
 

@@ -101,11 +101,19 @@ class OutboxWorker:
                 backoff = 0.5
                 self.failures = 0
                 if n == 0:
-                    await asyncio.sleep(0.1)
+                    await _pause(stop, 0.1)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # SQL (or Redis) unavailable: keep the entries, retry
                 self.failures += 1
                 log.warning("history write failed (%s); retrying in %.1fs", type(e).__name__, backoff)
-                await asyncio.sleep(backoff)
+                await _pause(stop, backoff)
                 backoff = min(backoff * 2, 5.0)
+
+
+async def _pause(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep, but wake at once when ``stop`` is set."""
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except asyncio.TimeoutError:
+        pass

@@ -33,7 +33,7 @@ async def perform(svc, match_id: str, user: User, action, client_seq: int | None
     try:
         change = await svc.store.act(match_id, user.id, action, client_seq, version)
     except ApiError as e:
-        metrics.ERRORS.labels(e.code).inc()
+        # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
         log.info("action refused", extra={"code": e.code})
         raise
     if change.write:

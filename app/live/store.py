@@ -1,16 +1,19 @@
 """The authoritative live-match store.
 
 A match is one JSON document in Redis under ``m:<id>``, carrying a ``version``. Every change
-goes through :meth:`MatchStore.mutate`: WATCH the key, read, compute the new document with the
-engine, and write it back in a MULTI/EXEC that also
+goes through :meth:`MatchStore.mutate`: read the document, compute the new one with the engine,
+and hand both to one Lua script (``CAS_LUA``) that writes only if the stored document is still
+exactly the one read, and in the same atomic step
 
 * appends that change's events (with their visibility) to ``m:<id>:ev``,
 * appends a history record to the outbox stream (drained into SQL by ``outbox``),
 * updates the lobby sets and the clock's deadline set,
 * publishes the new version on ``mch:<id>`` so every process re-renders its own sockets.
 
-If another writer moved the version in between, EXEC fails and the change is recomputed from
-the fresh document: no lost update, on one process or many.
+If another writer got there first, the script writes nothing and returns the current document,
+and the change is recomputed from it: no lost update, on one process or many. That is one round
+trip per change when the document is already known: each process keeps the raw document of the
+matches it last wrote or read (``_raw``), and a stale copy costs only a recomputation.
 """
 from __future__ import annotations
 
@@ -21,8 +24,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import orjson
 import redis.asyncio as aioredis
-from redis.exceptions import WatchError
 
 from app.errors import ApiError
 from games.base import GameError, event, seat_names
@@ -33,6 +36,22 @@ EVENTS_KEPT = 100
 MAX_CAS_RETRIES = 100
 # Per seat, the last actions with their client_seq: enough to tell a retry from a reuse.
 RECENT_ACTIONS_KEPT = 8
+# Raw documents kept per process for the one-round-trip compare-and-set.
+RAW_CACHE_SIZE = 4096
+
+# Compare-and-set: ARGV[1] is the document as read, ARGV[2] a JSON list of the commands that
+# make the change ([CMD, arg, ...], all strings). If the stored document is not ARGV[1] any
+# more, nothing is written and the current one comes back for a retry.
+CAS_LUA = """
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then
+  return {0, cur or false}
+end
+for _, c in ipairs(cjson.decode(ARGV[2])) do
+  redis.call(unpack(c))
+end
+return {1, false}
+"""
 
 
 def now() -> float:
@@ -46,7 +65,18 @@ def iso(ts: float | None) -> str | None:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+    """Compact JSON text (orjson: JSON is a large share of the CPU per action)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # what orjson refuses (e.g. integers beyond 64 bits), json still writes
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # NaN and the like, which json (and so our clients) allow
+        return json.loads(text)
 
 
 @dataclass
@@ -58,6 +88,39 @@ class Change:
     history: list[dict] = field(default_factory=list)
     duplicate: bool = False
     write: bool = True
+
+
+class _Commands:
+    """Collects what ``_queue_write`` asks of a pipeline as ``[COMMAND, arg, ...]`` string lists
+    for ``CAS_LUA`` (only the pipeline methods ``_queue_write`` uses)."""
+
+    def __init__(self):
+        self.out: list[list[str]] = []
+
+    def set(self, key: str, value: str) -> None:
+        self.out.append(["SET", key, value])
+
+    def expire(self, key: str, seconds: int) -> None:
+        self.out.append(["EXPIRE", key, str(int(seconds))])
+
+    def rpush(self, key: str, value: str) -> None:
+        self.out.append(["RPUSH", key, value])
+
+    def ltrim(self, key: str, start: int, end: int) -> None:
+        self.out.append(["LTRIM", key, str(start), str(end)])
+
+    def xadd(self, key: str, fields: dict) -> None:
+        self.out.append(["XADD", key, "*", *[x for kv in fields.items() for x in kv]])
+
+    def zadd(self, key: str, mapping: dict) -> None:
+        for member, score in mapping.items():
+            self.out.append(["ZADD", key, repr(float(score)), member])
+
+    def zrem(self, key: str, member: str) -> None:
+        self.out.append(["ZREM", key, member])
+
+    def publish(self, channel: str, message: str) -> None:
+        self.out.append(["PUBLISH", channel, message])
 
 
 class Keys:
@@ -96,7 +159,7 @@ def summary(doc: dict) -> dict:
         "status": doc["status"],
         "version": doc["version"],
         "seats": doc["seats"],
-        "options": doc["options"],
+        "options": game.public_options(doc["options"]) if game else doc["options"],
         "host": doc["host"],
         "min_players": game.min_players if game else 2,
         "max_players": doc["max_seats"],
@@ -120,24 +183,35 @@ class MatchStore:
         self.r = redis
         self.k = Keys(prefix)
         self.finished_ttl = finished_ttl
+        self._cas = redis.register_script(CAS_LUA)
+        # match id -> the raw document last written or read here (insertion-ordered: LRU-ish).
+        self._raw: dict[str, str] = {}
+
+    def _remember(self, mid: str, raw: str) -> None:
+        self._raw.pop(mid, None)
+        self._raw[mid] = raw
+        if len(self._raw) > RAW_CACHE_SIZE:
+            del self._raw[next(iter(self._raw))]
 
     # ------------------------------------------------------------------ reading
     async def load(self, mid: str) -> dict:
         raw = await self.r.get(self.k.match(mid))
         if raw is None:
+            self._raw.pop(mid, None)
             raise ApiError("not_found", "There is no match with that id.")
-        return json.loads(raw)
+        self._remember(mid, raw)
+        return loads(raw)
 
     async def load_many(self, ids: list[str]) -> list[dict]:
         if not ids:
             return []
         raws = await self.r.mget([self.k.match(i) for i in ids])
-        return [json.loads(r) for r in raws if r]
+        return [loads(r) for r in raws if r]
 
     async def events_since(self, mid: str, since: int) -> list[dict]:
         """Event batches with version > since, oldest first (each: {version, at, events})."""
         raws = await self.r.lrange(self.k.events(mid), 0, -1)
-        batches = [json.loads(r) for r in raws]
+        batches = [loads(r) for r in raws]
         return [b for b in batches if b["version"] > since]
 
     async def list_status(self, status: str, limit: int = 100) -> list[dict]:
@@ -149,25 +223,47 @@ class MatchStore:
 
     # ------------------------------------------------------------------ the one write path
     async def mutate(self, mid: str, compute: Callable[[dict], Change]) -> Change:
+        """Compute a change from the current document and store it atomically (see CAS_LUA).
+
+        ``compute`` gets a fresh dict each try and may change it in place; it may run more
+        than once, so it must not have side effects outside the change it returns."""
         key = self.k.match(mid)
+        raw = self._raw.get(mid)
+        verified = raw is None  # a cached copy may be stale until Redis has confirmed it
+        if raw is None:
+            raw = await self.r.get(key)
         for _ in range(MAX_CAS_RETRIES):
-            async with self.r.pipeline(transaction=True) as pipe:
-                try:
-                    await pipe.watch(key)
-                    raw = await pipe.get(key)
-                    if raw is None:
-                        raise ApiError("not_found", "There is no match with that id.")
-                    doc = json.loads(raw)
-                    change = compute(doc)
-                    if not change.write:
-                        await pipe.unwatch()
-                        return change
-                    pipe.multi()
-                    self._queue_write(pipe, change)
-                    await pipe.execute()
-                    return change
-                except WatchError:
-                    continue
+            if raw is None:
+                self._raw.pop(mid, None)
+                raise ApiError("not_found", "There is no match with that id.")
+            try:
+                change = compute(loads(raw))
+            except ApiError:
+                # A refusal must be decided on the stored document, not on a stale copy.
+                if verified:
+                    raise
+                change = None
+            if change is None or not change.write:
+                if not verified:
+                    fresh = await self.r.get(key)
+                    verified = True
+                    if fresh != raw:
+                        raw = fresh
+                        continue
+                    if change is None:  # the same document: the refusal stands
+                        change = compute(loads(raw))
+                if raw is not None:
+                    self._remember(mid, raw)
+                return change
+            commands = _Commands()
+            self._queue_write(commands, change)
+            new_raw = commands.out[0][2]  # _queue_write's first command stores the document
+            ok, current = await self._cas(keys=[key], args=[raw, dumps(commands.out)])
+            if ok == 1:
+                self._remember(mid, new_raw)
+                return change
+            raw = current  # somebody else wrote first: recompute from their document
+            verified = True
         raise ApiError("unavailable", "The match is too busy right now; try again.", 503)
 
     def _queue_write(self, pipe, change: Change) -> None:
@@ -421,6 +517,8 @@ class MatchStore:
             recent = doc.setdefault("recent", {}).setdefault(seat, [])
             recent.append([client_seq, action])
             del recent[:-RECENT_ACTIONS_KEPT]
+        if user_id is not None:  # the seat's first own move (not the clock's): no-show rules
+            doc.setdefault("moved", {}).setdefault(seat, doc["version"])
         result = game.result(state)
         if result is not None:
             doc["status"] = "finished"
@@ -452,3 +550,123 @@ class MatchStore:
 
     def _history(self, doc: dict, kind: str, **extra: Any) -> dict:
         return {"kind": kind, "at": now(), "match": header(doc), **extra}
+
+    # ------------------------------------------------------------------ computer players
+    async def add_bots(self, mid: str, host_id: str | None,
+                       bots_for: Callable[[dict], list[dict]], start: bool = False) -> Change:
+        """Seat computer players (user dicts with a ``bot`` level, see app/live/bots.py) at an
+        open table in one change: all or none. ``bots_for(doc)`` names them from the current
+        document (ids unique in the match); none: nothing is written. ``host_id`` None skips
+        the host check (the server seating bots for a rematch). A fixed-size table that fills
+        up starts, as on a join; ``start`` also starts a table with a player range."""
+        def compute(doc: dict) -> Change:
+            if host_id is not None and doc["host"] != host_id:
+                raise ApiError("not_host", "Only the host can add computer players.")
+            if doc["status"] != "open":
+                raise ApiError("match_not_open", "This match has already started.")
+            bots = bots_for(doc)
+            if not bots:
+                return Change(doc, write=False)
+            free = doc["max_seats"] - len(doc["seats"])
+            if len(bots) > free:
+                raise ApiError("match_full", "There is no free seat for a computer player."
+                               if free == 0 else f"There is room for {free} more player(s) only.")
+            taken = {s["seat"] for s in doc["seats"]}
+            events = []
+            for bot in bots:
+                seat = next(s for s in seat_names(doc["max_seats"]) if s not in taken)
+                taken.add(seat)
+                doc["seats"].append({"seat": seat, "user": bot})
+                events.append(event("joined", seat=seat, name=bot["name"], bot=bot["bot"]))
+            doc["seats"].sort(key=lambda s: s["seat"])
+            doc["version"] += 1
+            full = len(doc["seats"]) == doc["max_seats"]
+            if (doc["fixed_seats"] and full) or (start and not doc["fixed_seats"]):
+                events += self._start(doc)
+            return Change(doc, events, [self._history(doc, "match")])
+
+        return await self.mutate(mid, compute)
+
+    # ------------------------------------------------------------------ seated matches (tournaments)
+    async def create_seated(self, game_id: str, options: dict, users: list[dict], tags: dict,
+                            match_id: str | None = None) -> dict:
+        """A match created full and started: ``users`` take seats A, B, ... in order. ``tags``
+        go into the document as they are (a tournament puts ``{"tournament": {"id", "pairing",
+        "game"}}`` there; observers read it). With ``match_id`` the call is idempotent: when a
+        match with that id exists already it is returned unchanged, so two processes (or a retry
+        after a crash) creating the same pairing's match make one match."""
+        from redis.exceptions import WatchError
+
+        game = get_game(game_id)
+        if game is None:
+            raise ApiError("not_found", f"There is no game called '{game_id}'.")
+        try:
+            options = game.validate_options(options, len(users))
+        except GameError as e:
+            raise ApiError.from_game(e) from None
+        if not game.min_players <= len(users) <= game.max_players:
+            raise ApiError("invalid_options", f"{game.name} is for {game.min_players}-{game.max_players} players.")
+        t = now()
+        # The document shape of ``create``; the seats are full and the match starts at once.
+        doc = {
+            "id": match_id or uuid.uuid4().hex[:12],
+            "game": game_id,
+            "status": "open",
+            "version": 1,
+            "options": options,
+            "requested_options": options,
+            "seed": secrets.randbits(63),
+            "seats": [{"seat": s, "user": u} for s, u in zip(seat_names(len(users)), users)],
+            "fixed_seats": len(users),
+            "max_seats": len(users),
+            "host": users[0]["id"],
+            "created_at": t,
+            "started_at": None,
+            "finished_at": None,
+            "result": None,
+            "state": None,
+            "cseq": {},
+            "deadlines": {},
+            "decisions": {},
+            "steps": 0,
+            **tags,
+        }
+        events = [event("created", by=users[0]["name"])] + self._start(doc)
+        change = Change(doc, events, [self._history(doc, "match")])
+        key = self.k.match(doc["id"])
+        async with self.r.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(key)
+                if await pipe.exists(key):
+                    await pipe.unwatch()
+                    return await self.load(doc["id"])
+                pipe.multi()
+                self._queue_write(pipe, change)
+                await pipe.execute()
+            except WatchError:  # created by somebody else meanwhile
+                return await self.load(doc["id"])
+        return doc
+
+    async def end_match(self, mid: str, decide: Callable[[dict], tuple | None]) -> Change:
+        """End a live match from outside the game (a tournament's no-show rule or round timer).
+        ``decide(doc)`` sees the current document and returns ``(places, reason, extra)`` to end
+        it with that result, or None to leave it; it runs inside the compare-and-set, so the
+        decision and the end are one atomic step (a move made meanwhile is seen)."""
+        def compute(doc: dict) -> Change:
+            if doc["status"] != "live":
+                return Change(doc, write=False)
+            decision = decide(doc)
+            if decision is None:
+                return Change(doc, write=False)
+            places, reason, extra = decision
+            game = get_game(doc["game"])
+            state = doc["state"]
+            ended = game.finish(state, places, reason, **extra)
+            doc["version"] += 1
+            doc["status"] = "finished"
+            doc["result"] = state["result"]
+            doc["finished_at"] = now()
+            self._after_engine_step(doc, game, actor=None)
+            return Change(doc, [ended], [self._history(doc, "match")])
+
+        return await self.mutate(mid, compute)

@@ -96,6 +96,45 @@ async def test_same_client_seq_from_many_connections_applies_once(stores):
     assert final["version"] == doc["version"] + 1 and final["cseq"][seat] == 1
 
 
+async def test_a_stale_cached_document_never_decides(stores):
+    """Each store keeps the raw document it last saw, for one-round-trip writes. When another
+    process moved the match on, a move computed on the stale copy must be recomputed on the
+    stored document (not lost, not refused for a turn that has passed)."""
+    a, b = stores[0], stores[1]
+    doc = await live_duell(a)
+    mid = doc["id"]
+    await b.load(mid)  # b now holds this version
+    seat, legal, uid = mover_and_legal(doc)
+    moved = await a.act(mid, uid, legal[0])  # b's copy is now stale
+    seat2, legal2, uid2 = mover_and_legal(moved.doc)
+    # On b's stale copy it would still be the first mover's turn: b must not refuse the
+    # second mover as out of turn, and must not apply over a's move.
+    change = await b.act(mid, uid2, legal2[0])
+    assert change.doc["version"] == doc["version"] + 2
+    # a's copy is stale now (its turn for the second mover): the second mover acting again
+    # through a is recomputed on the stored document and refused there.
+    if uid2 != uid:
+        with pytest.raises(ApiError) as err:
+            await a.act(mid, uid2, legal2[0])
+        assert err.value.code in {"not_your_turn", "illegal_action"}
+    final = await a.load(mid)
+    assert final["version"] == doc["version"] + 2 and final["steps"] == 2
+
+
+async def test_a_refusal_seen_on_a_stale_copy_is_checked_again(stores):
+    a, b = stores[0], stores[1]
+    doc = await live_duell(a)
+    mid = doc["id"]
+    await b.load(mid)
+    seat, legal, uid = mover_and_legal(doc)
+    after = await a.act(mid, uid, legal[0], client_seq=1)
+    seat2, legal2, uid2 = mover_and_legal(after.doc)
+    # The same client_seq again through b (stale copy: not yet used there) is a retry: it is
+    # acknowledged as a duplicate, not applied a second time.
+    again = await b.act(mid, uid, legal[0], client_seq=1)
+    assert again.duplicate and (await b.load(mid))["version"] == doc["version"] + 1
+
+
 @pytest.fixture
 def fake_clock(monkeypatch):
     from app.live import store as store_mod
@@ -224,3 +263,29 @@ async def test_combat_clock_plays_for_a_seat_that_left(stores, fake_clock):
     after = await store.load(doc["id"])
     assert after["version"] > doc["version"] and after["status"] == "live"
     assert "C" in game.pending(after["state"])  # the next battle waits for everyone again
+
+
+async def test_hub_resync_sends_what_a_lost_notice_would_have(stores):
+    """After the pub/sub link was down, notices sent meanwhile are gone; ``resync`` looks at
+    every watched match again, so a socket behind gets its view without waiting for a move."""
+    from app.live.hub import Conn, Hub
+
+    class FakeSocket:
+        def __init__(self):
+            self.sent: list[str] = []
+
+        async def send_text(self, text: str) -> None:
+            self.sent.append(text)
+
+    doc = await live_duell(stores[0])
+    hub = Hub(stores[1], stores[1].r)
+    sock = FakeSocket()
+    conn = Conn(sock, doc["id"], ANN["id"])
+    hub.conns[doc["id"]] = {conn}  # as hub.add would, without subscribing
+    conn.last_seq = doc["version"]
+    seat, legal, uid = mover_and_legal(doc)
+    moved = await stores[0].act(doc["id"], uid, legal[0])  # its notice is "lost"
+    hub.resync()
+    await asyncio.gather(*hub._pushers.values())
+    assert conn.last_seq == moved.doc["version"]
+    assert json.loads(sock.sent[-1])["version"] == moved.doc["version"]
