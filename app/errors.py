@@ -35,6 +35,43 @@ STATUS = {
     "invalid_deck": 422,
     "deck_name_taken": 409,
     "too_many_decks": 409,
+    # Balance lab (app/api/lab.py)
+    "invalid_lab_run": 422,
+    "lab_busy": 409,
+    "lab_not_finished": 409,
+    # Computer players (app/api/bots.py)
+    "unknown_bot_level": 422,
+    "not_host": 403,
+    # Tournaments (app/api/tournaments.py; the core's codes are in app/tournaments/errors.py)
+    "account_required": 403,
+    "unsupported_game": 422,
+    "invalid_format": 422,
+    "invalid_player": 422,
+    "invalid_result": 422,
+    "invalid_game": 422,
+    "draw_not_allowed": 422,
+    "wrong_status": 409,
+    "registration_closed": 409,
+    "check_in_closed": 409,
+    "already_registered": 409,
+    "not_registered": 409,
+    "event_full": 409,
+    "deck_required": 409,
+    "deck_locked": 409,
+    "too_few_players": 409,
+    "duplicate_player": 409,
+    "unknown_player": 404,
+    "unknown_pairing": 404,
+    "not_pending": 409,
+    "already_reported": 409,
+    "round_incomplete": 409,
+    "tournament_finished": 409,
+    "already_dropped": 409,
+    "late_entry_closed": 409,
+    "late_entry_not_allowed": 409,
+    "correction_closed": 409,
+    "dispute_open": 409,
+    "dispute_closed": 409,
 }
 
 # Codes after which the websocket is closed.
@@ -56,8 +93,13 @@ class ApiError(Exception):
         return cls(err.code, err.message)
 
 
-def _json(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+def _json(status: int, code: str, message: str, body: dict | None = None) -> JSONResponse:
+    """The error response; ``body`` when the error carries more than code and message (e.g.
+    ``invalid_deck``'s ``problems``)."""
+    from app.live import metrics  # every HTTP error is counted here, once (websocket: app/ws.py)
+
+    metrics.ERRORS.labels(code).inc()
+    return JSONResponse(body or {"error": {"code": code, "message": message}}, status_code=status)
 
 
 def _describe_validation(exc: RequestValidationError) -> str:
@@ -79,12 +121,12 @@ def _describe_validation(exc: RequestValidationError) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError):
-        return JSONResponse(exc.body(), status_code=exc.status)
+        return _json(exc.status, exc.code, exc.message, exc.body())
 
     @app.exception_handler(GameError)
     async def _game_error(_: Request, exc: GameError):
         e = ApiError.from_game(exc)
-        return JSONResponse(e.body(), status_code=e.status)
+        return _json(e.status, e.code, e.message, e.body())
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError):
@@ -98,6 +140,23 @@ def install(app: FastAPI) -> None:
         if exc.status_code == 404 and message == "Not Found":
             message = "There is nothing at this address."
         return _json(exc.status_code, code, message)
+
+    # Redis or SQL unreachable (restart, failover, outage): not a bug and not the client's
+    # fault; 503 tells clients and load balancers to retry. Other errors stay 500s (bugs).
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    async def _backend_down(request: Request, exc: Exception):
+        import logging
+
+        logging.getLogger("duelhall").warning("backend unavailable on %s: %s", request.url.path,
+                                              type(exc).__name__)
+        return _json(503, "unavailable", "The service is unavailable for a moment; try again shortly.")
+
+    for kind in (RedisConnectionError, RedisTimeoutError, OperationalError, InterfaceError,
+                 ConnectionError, TimeoutError):
+        app.add_exception_handler(kind, _backend_down)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception):

@@ -20,6 +20,7 @@ import { request, getToken } from './api.js';
 import { ensureNamespace, translatorFor } from './i18n.js';
 import { loadBoard } from './games/index.js';
 import { isAdmin, modal } from './account.js';
+import { isBot, botName, botBadge } from './bots.js';
 import { hashQuery, setHashQuery, fmtDate, fmtNum, dataTable } from './profile.js';
 
 const enc = encodeURIComponent;
@@ -104,8 +105,9 @@ function resultText(t, result, seatName) {
   return t('result.over');
 }
 
-function playersText(seats) {
-  return (seats || []).map((s) => `${s.seat} ${s.user ? s.user.name : '—'}`).join(' · ');
+function playersText(seats, t) {
+  const name = (u) => (isBot(u) ? `${botName(t, u)} [${t('bots.badge')}]` : u.name);
+  return (seats || []).map((s) => `${s.seat} ${s.user ? name(s.user) : '—'}`).join(' · ');
 }
 
 function focusHeading(main) {
@@ -291,7 +293,7 @@ function searchPage(root, shell) {
         { 'data-testid': 'search-row', 'data-match-id': m.id },
         h('td', { 'data-label': t('admin.col_created') }, fmtDate(m.created_at, lang)),
         h('td', { 'data-label': t('admin.col_game') }, h('span', { class: 'game-name' }, shell.gameName(m.game)), h('br'), h('code', { class: 'small' }, m.id)),
-        h('td', { 'data-label': t('admin.col_players') }, playersText(m.seats)),
+        h('td', { 'data-label': t('admin.col_players') }, playersText(m.seats, t)),
         h('td', { 'data-label': t('admin.col_status') }, h('span', { class: `status-pill status-${m.status}` }, t(`status.${m.status}`, null, { fallback: m.status }))),
         h('td', { 'data-label': t('admin.col_result') }, resultText(t, m.result, seatName)),
         h('td', { class: 'num', 'data-label': t('admin.col_duration') }, fmtDuration(m.duration_seconds, lang)),
@@ -487,7 +489,8 @@ function reviewPage(root, shell, route) {
         ...(rec.seats || []).flatMap((s, i) => [
           i ? ' · ' : '',
           `${s.seat} `,
-          s.user ? h('a', { href: `#/users/${enc(s.user.id)}` }, s.user.name) : '—',
+          s.user ? h('a', { href: `#/users/${enc(s.user.id)}` }, isBot(s.user) ? botName(t, s.user) : s.user.name) : '—',
+          isBot(s.user) ? botBadge(h, t) : '',
         ]),
       ),
       h(

@@ -3,6 +3,8 @@
 // Routes:  #/            lobby (asks for a name first when there is no valid token)
 //          #/match/<id>  match screen: waiting room while open, then the game's board
 //          #/decks       Párbaj deck builder (static/parbaj_decks.js)
+//          #/tournaments, #/tournaments/<id>, #/tournaments/<id>/me  tournaments (static/tournaments.js)
+//          #/lab         balance lab for organisers and admins (static/lab.js)
 //          #/users/<id>  player profile; #/leaderboard/<game>  leaderboards (static/profile.js)
 //          #/admin, #/admin/match/<id>, #/admin/reports|users|audit  admin pages (static/admin.js)
 // Accounts (log in, register, account menu, rematch/report after a match): static/account.js.
@@ -24,6 +26,7 @@ import { loadBoard } from './games/index.js';
 import { signInPanel, headerLinks, accountMenu, postMatch, isGuest } from './account.js';
 import { profileScreen, leaderboardScreen } from './profile.js';
 import { adminScreen } from './admin.js';
+import { isBot, botName, botBadge, withBotNames, playComputerPanel, addComputerControl } from './bots.js';
 
 const NAME_KEY = 'duelhall.name';
 const GAME_KEY = 'duelhall.lastGame';
@@ -161,6 +164,7 @@ function humanize(name) {
 function userName(user) {
   if (!user) return null;
   if (typeof user === 'string') return user;
+  if (isBot(user)) return botName(t, user); // in the reader's language (static/bots.js)
   return user.name || user.id || null;
 }
 
@@ -283,7 +287,11 @@ function renderHeader() {
         { class: 'user-chip' },
         h('span', { class: 'user-name', id: 'user-name' }, t('header.signed_in', { name: app.me.name })),
         h('a', { class: 'btn btn-link', id: 'decks-link', href: '#/decks' }, t('header.decks')),
+        h('a', { class: 'btn btn-link', id: 'tournaments-link', href: '#/tournaments' }, t('header.tournaments')),
         ...headerLinks(shell),
+        ['admin', 'organiser'].includes(app.me.role)
+          ? h('a', { class: 'btn btn-link', id: 'lab-link', href: '#/lab' }, t('header.lab'))
+          : null,
         isGuest(app.me)
           ? h(
               'button',
@@ -339,6 +347,9 @@ function parseHash() {
   const m = path.match(/^\/?match\/([^/]+)\/?$/);
   if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
   if (/^\/?decks\/?$/.test(path)) return { name: 'decks' };
+  if (/^\/?lab\/?$/.test(path)) return { name: 'lab' };
+  const tour = path.match(/^\/?tournaments(?:\/([^/]+)(\/me)?)?\/?$/);
+  if (tour) return { name: 'tournaments', id: tour[1] ? decodeURIComponent(tour[1]) : null, me: !!tour[2] };
   const u = path.match(/^\/?users\/([^/]+)\/?$/);
   if (u) return { name: 'profile', id: decodeURIComponent(u[1]) };
   const lb = path.match(/^\/?leaderboard(?:\/([^/]+))?\/?$/);
@@ -379,8 +390,12 @@ function render({ focus = true } = {}) {
     app.screen = adminScreen(main, shell, route);
   } else if (route.name === 'match') {
     app.screen = matchScreen(main, route.id);
+  } else if (route.name === 'tournaments') {
+    app.screen = tournamentsScreen(main, route);
   } else if (route.name === 'decks') {
     app.screen = decksScreen(main);
+  } else if (route.name === 'lab') {
+    app.screen = labPage(main);
   } else {
     app.screen = lobbyScreen(main);
   }
@@ -607,6 +622,15 @@ function optionFields(game) {
   };
 }
 
+/** A robot badge with how many computer players sit at a listed table (null: none). */
+function botsAt(summary) {
+  const count = (summary?.seats || []).filter((s) => isBot(s.user)).length;
+  if (!count) return null;
+  const badge = botBadge(h, t);
+  badge.lastChild.textContent = t('bots.seated', { count });
+  return badge;
+}
+
 function playersText(g) {
   if (!g) return '';
   if (g.min_players === g.max_players) return t('game.players_exact', { count: g.min_players });
@@ -636,6 +660,18 @@ function lobbyScreen(main) {
     h('fieldset', { class: 'options' }, h('legend', {}, t('create.options')), optionsBox),
     submit,
   );
+  // "Play the computer": the same game and options, a bot level, and it starts at once.
+  const computer = playComputerPanel({
+    h,
+    t,
+    errorText,
+    showError,
+    clearError,
+    options: () => (form.reportValidity() ? (fields ? fields.read() : {}) : null),
+    onCreated: (summary) => {
+      if (!destroyed) location.hash = `#/match/${encodeURIComponent(summary.id)}`;
+    },
+  });
 
   const openBox = h('div', { id: 'open-matches', 'aria-live': 'polite', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
   const liveBox = h('div', { id: 'live-matches', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
@@ -659,7 +695,7 @@ function lobbyScreen(main) {
           'section',
           { class: 'panel panel-create', 'aria-labelledby': 'create-title' },
           h('h2', { id: 'create-title' }, t('create.title')),
-          form,
+          h('div', { class: 'stack' }, form, computer.el),
         ),
         h(
           'div',
@@ -692,6 +728,7 @@ function lobbyScreen(main) {
       optionsBox.replaceChildren(fields.el);
     };
     build();
+    computer.update(g);
     touched = false;
     // The game's own catalogue may name its options: rebuild once it is in, unless the
     // player has already started filling the form.
@@ -834,6 +871,7 @@ function lobbyScreen(main) {
           'td',
           { 'data-label': t('lobby.col_seats') },
           h('span', { class: 'seats-count', 'data-testid': 'seats' }, t('lobby.seats_filled', { filled, total })),
+          botsAt(m),
         ),
         h('td', { class: 'actions' }, go, invite),
       );
@@ -857,6 +895,11 @@ function lobbyScreen(main) {
     const rows = list.map((m) => {
       const mine = mySeat(m) !== null;
       const names = (m.seats || []).map((s) => userName(s.user) || t('match.free_seat')).join(' · ');
+      const nameNodes = (m.seats || []).flatMap((s, i) => [
+        i ? ' · ' : '',
+        userName(s.user) || t('match.free_seat'),
+        isBot(s.user) ? botBadge(h, t) : '',
+      ]);
       const href = `#/match/${encodeURIComponent(m.id)}`;
       const go = mine
         ? h('a', { class: 'btn btn-small btn-primary', href, 'data-testid': 'enter' }, t('lobby.return'))
@@ -877,7 +920,7 @@ function lobbyScreen(main) {
         'tr',
         { 'data-testid': 'live-match', 'data-match-id': m.id, class: mine ? 'mine' : null },
         h('td', { 'data-label': t('lobby.col_game') }, h('span', { class: 'game-name' }, gameName(m.game, m))),
-        h('td', { 'data-label': t('lobby.col_players') }, names),
+        h('td', { 'data-label': t('lobby.col_players') }, nameNodes),
         h('td', { class: 'actions' }, go),
       );
     });
@@ -930,6 +973,44 @@ function lobbyScreen(main) {
 // ---------------------------------------------------------------------------------------------
 // Screen: Párbaj deck builder (its own module, loaded on first visit)
 // ---------------------------------------------------------------------------------------------
+// Tournaments (static/tournaments.js, loaded on first use with its message catalogue).
+function tournamentsScreen(main, route) {
+  let page = null;
+  let gone = false;
+  main.append(h('p', { class: 'muted loading' }, t('common.loading')));
+  Promise.all([import('./tournaments.js'), ensureNamespace('tournaments')])
+    .then(([mod]) => {
+      if (gone) return;
+      main.replaceChildren();
+      page = mod.mount(main, { ...shell, t: translatorFor('tournaments'), route, optionFields, ensureNamespace });
+    })
+    .catch((err) => {
+      console.error(err);
+      if (!gone) showError(errorText(err));
+    });
+  return {
+    destroy() {
+      gone = true;
+      page?.destroy();
+    },
+  };
+}
+
+// The balance lab (organisers and admins), loaded on first visit: static/lab.js.
+function labPage(main) {
+  let screen = null;
+  let gone = false;
+  import('./lab.js').then((mod) => {
+    if (!gone) screen = mod.labScreen(main, shell);
+  });
+  return {
+    destroy() {
+      gone = true;
+      screen?.destroy();
+    },
+  };
+}
+
 function decksScreen(main) {
   let page = null;
   let gone = false;
@@ -1134,6 +1215,7 @@ function matchScreen(main, matchId) {
             name || t('match.free_seat'),
             p.seat === me ? h('span', { class: 'tag' }, t('match.you')) : null,
             isHost ? h('span', { class: 'tag tag-host' }, t('match.host')) : null,
+            isBot(p.user) ? botBadge(h, t) : null,
           ),
           pending.includes(p.seat)
             ? h('span', { class: 'to-move', title: t('match.to_move') }, h('span', { class: 'sr-only' }, t('match.to_move')))
@@ -1308,6 +1390,30 @@ function matchScreen(main, matchId) {
     if (focusId) document.getElementById(focusId)?.focus();
   }
 
+  // The host's "Add computer" (static/bots.js): made once per screen, so the chosen level and
+  // the focus survive the waiting room's redraws.
+  function addComputer(sm) {
+    if (!m.addComputer) {
+      m.addComputer = addComputerControl({
+        h,
+        t,
+        matchId: m.id,
+        game: sm.game,
+        onAdded: (summary) => {
+          if (m.destroyed) return;
+          clearError();
+          if (summary && summary.id) applySummary(summary);
+        },
+        onError: (err) => {
+          if (m.destroyed) return;
+          showError(errorText(err));
+          pollSummary();
+        },
+      });
+    }
+    return m.addComputer;
+  }
+
   function renderWaiting() {
     const sm = m.summary;
     if (!sm) return;
@@ -1375,6 +1481,7 @@ function matchScreen(main, matchId) {
         playersText(info) ? h('p', { class: 'muted' }, playersText(info)) : null,
         me ? h('p', {}, t(rangeGame ? 'match.waiting_seated_range' : 'match.waiting_seated', { seat: me })) : null,
         buttons.length ? h('div', { class: 'button-row' }, buttons) : null,
+        isHost && sm.status === 'open' && filled < total ? addComputer(sm).el : null,
         h(
           'div',
           { class: 'field invite-field' },
@@ -1614,6 +1721,7 @@ function matchScreen(main, matchId) {
 
   function applyView(doc, fromSocket) {
     if (m.destroyed || !doc || typeof doc !== 'object') return;
+    doc = withBotNames(t, doc); // boards show computer players' names in the reader's language
     const version = typeof doc.version === 'number' ? doc.version : null;
     if (version !== null) {
       if (version < m.version) return;
@@ -1724,6 +1832,8 @@ function matchScreen(main, matchId) {
       destroyBoard();
       m.boardToken++;
       m.boardLoading = null;
+      m.addComputer = null; // rebuilt with the new language's labels
+      if (m.view) m.view = withBotNames(t, m.view);
       buildSkeleton();
       renderAll();
       if (m.view && status() !== 'open') mountOrUpdateBoard(m.view);

@@ -8,6 +8,7 @@
 // Also the small formatting helpers shared with admin.js.
 
 import { request } from './api.js';
+import { isBot, botName, botBadge } from './bots.js';
 
 const enc = encodeURIComponent;
 const LAST_BOARD_KEY = 'duelhall.lastLeaderboard';
@@ -181,11 +182,11 @@ export function profileScreen(main, shell, userId) {
       const p = await request('GET', `/api/users/${enc(userId)}`);
       if (gone) return;
       const u = p.user;
-      title.textContent = u.name;
+      title.textContent = u.bot ? botName(t, u) : u.name;
       document.title = `${u.name} · ${t('app.title')}`;
       const tags = [];
       if (u.role && u.role !== 'player') tags.push(t(`role.${u.role}`, null, { fallback: u.role }));
-      if (u.guest) tags.push(t('profile.guest'));
+      if (u.guest && !u.bot) tags.push(t('profile.guest')); // bots have no account either
       if (u.bot) tags.push(t('profile.bot'));
       meta.replaceChildren(
         ...tags.map((x) => h('span', { class: 'tag' }, x)),
@@ -270,7 +271,11 @@ export function profileScreen(main, shell, userId) {
           'td',
           { 'data-label': t('profile.col_opponents') },
           others.length
-            ? others.flatMap((s, i) => [i ? ', ' : '', h('a', { href: `#/users/${enc(s.user.id)}` }, s.user.name)])
+            ? others.flatMap((s, i) => [
+                i ? ', ' : '',
+                h('a', { href: `#/users/${enc(s.user.id)}` }, isBot(s.user) ? botName(t, s.user) : s.user.name),
+                isBot(s.user) ? botBadge(h, t) : '',
+              ])
             : '—',
         ),
         h('td', { 'data-label': t('profile.col_result') }, h('span', { class: `outcome outcome-${outcome}` }, t(`profile.result_${outcome}`, null, { fallback: t(`status.${outcome}`, null, { fallback: outcome }) }))),

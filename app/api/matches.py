@@ -116,7 +116,9 @@ async def rematch(match_id: str, user: User = Depends(current_user), svc: Servic
     if user.id not in await _seats(svc, match_id):
         raise ApiError("forbidden", "Only the match's players can offer a rematch.")
     new = await svc.store.rematch(match_id, user.public())
-    return summary(new)
+    # The old match now points at the new one: observers react (bots take their seats again).
+    await service.after_change(svc, await svc.store.load(match_id))
+    return summary(await svc.store.load(new["id"]))
 
 
 async def _seats(svc: Services, match_id: str) -> set[str]:

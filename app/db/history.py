@@ -152,12 +152,30 @@ async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None
 def _summary(m: Match, seats) -> dict:
     return {
         "id": m.id, "game": m.game, "status": m.status, "version": m.version,
-        "options": m.options, "host": m.host_id,
-        "seats": [{"seat": s.seat, "user": {"id": u.id, "name": u.name} if u else None,
+        "options": _public_options(m.game, m.options), "host": m.host_id,
+        "seats": [{"seat": s.seat, "user": _seat_user(u) if u else None,
                    "place": s.place} for s, u in seats],
         "created_at": _iso(m.created_at), "started_at": _iso(m.started_at),
         "finished_at": _iso(m.finished_at), "result": m.result,
     }
+
+
+def _public_options(game_id: str, options: dict | None) -> dict | None:
+    """Options as anybody may see them (a secret option, e.g. fixed decks, is hidden)."""
+    from games.registry import get_game
+
+    game = get_game(game_id)
+    return game.public_options(options) if game and options else options
+
+
+def _seat_user(u: User) -> dict:
+    """A seat's user as history shows it; a computer player (docs/bots.md) carries ``bot``: its
+    level, read from its id ``bot-<level>-<n>`` (true for a bot id of another shape)."""
+    if not u.is_bot:
+        return {"id": u.id, "name": u.name}
+    head, _, tail = u.id.rpartition("-")
+    level = head[len("bot-"):] if head.startswith("bot-") and tail.isdigit() else ""
+    return {"id": u.id, "name": u.name, "bot": level or True}
 
 
 async def match_record(maker: async_sessionmaker, match_id: str) -> dict | None:

@@ -125,3 +125,62 @@ class AuditEntry(Base):
     target: Mapped[str] = mapped_column(String(80))
     details: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+from sqlalchemy import Text, TypeDecorator  # noqa: E402  (tournaments, appended below)
+
+
+class JsonText(TypeDecorator):
+    """JSON kept as text and (de)serialised with orjson: for the tournament state, read and
+    written whole on every change and never queried inside (several times faster than the JSON
+    type's json module on half-megabyte documents; the same TEXT column on SQLite and Postgres)."""
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        import orjson
+
+        return None if value is None else orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def process_result_value(self, value, dialect):
+        import orjson
+
+        return None if value is None else orjson.loads(value)
+
+
+class Tournament(Base):
+    """A tournament (migration 0004): the event's settings and entrants, the tournament core's
+    JSON state once it runs (``app/tournaments/core.py``) and the service's bookkeeping
+    (``meta``: each pairing's matches, timers, disputes). ``revision`` goes up by one with every
+    change, and every change is ``UPDATE ... WHERE revision = :read`` (``app/db/tournaments.py``)."""
+    __tablename__ = "tournaments"
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    game: Mapped[str] = mapped_column(String(20), index=True)
+    format: Mapped[str] = mapped_column(String(24))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    organiser_id: Mapped[str] = mapped_column(String(40), index=True)
+    organiser_name: Mapped[str] = mapped_column(String(40))
+    settings: Mapped[dict] = mapped_column(JSON)
+    entrants: Mapped[list] = mapped_column(JsonText)
+    state: Mapped[dict | None] = mapped_column(JsonText, nullable=True)
+    meta: Mapped[dict] = mapped_column(JsonText)
+    revision: Mapped[int] = mapped_column(Integer)
+    # The Redis key prefix its live matches are created under: a deployment's sweep looks after
+    # its own tournaments only (several test runs or deployments may share one database).
+    redis_prefix: Mapped[str] = mapped_column(String(40), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TournamentStandings(Base):
+    """The standings after each round of a tournament (migration 0004), written in the same
+    transaction as the change that closed the round; kept out of the event row, which every
+    change reads and writes whole."""
+    __tablename__ = "tournament_standings"
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    standings: Mapped[list] = mapped_column(JsonText)

@@ -46,7 +46,7 @@ def render(doc: dict, seat: str | None, viewer: str, batches: list[dict]) -> dic
         "seat": seat,
         "status": doc["status"],
         "players": doc["seats"],
-        "options": doc["options"],
+        "options": game.public_options(doc["options"]),
         "pending": pending,
         "legal": legal,
         "state": game_view,

@@ -67,7 +67,7 @@ OPTIONS = (
     Option("open_deck_lists", bool, True,
            "After the match everyone sees the whole record, hands and deck lists included."),
     DecksOption("decks", dict, None, "Decks fixed by the app or a tournament, per seat; null: "
-                "each seat picks as its first decision.", nullable=True),
+                "each seat picks as its first decision.", nullable=True, secret=True),
     CLOCK_OPTION,
     MAX_TIMEOUTS_OPTION,
 )

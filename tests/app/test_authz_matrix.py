@@ -46,6 +46,10 @@ POLICY = {
     ("GET", "/api/users/{user_id}"): PUBLIC,
     ("GET", "/api/users/{user_id}/matches"): PUBLIC,
     ("GET", "/api/leaderboard/{game}"): PUBLIC,
+    # Computer players (app/api/bots.py): adding one to a table is for its host.
+    ("GET", "/api/bots"): PUBLIC,
+    ("POST", "/api/bots/matches"): AUTH,
+    ("POST", "/api/matches/{match_id}/bots"): MATCH,
     ("GET", "/api/parbaj/cards"): PUBLIC,
     ("GET", "/api/parbaj/starter-decks"): PUBLIC,
     ("GET", "/api/decks"): AUTH,
@@ -80,7 +84,51 @@ ADMIN_ROUTES = [
 ]
 POLICY.update({r: ADMIN for r in ADMIN_ROUTES})
 
+# Tournaments (app/api/tournaments.py). The world's tournament is a draft of "organiser": other
+# callers are told it does not exist (404, i.e. "allowed" here) on the routes they may call.
+ORGANISERS = {"organiser", "admin"}
+T = "/api/tournaments/{tournament_id}"
+POLICY.update({
+    ("GET", "/api/tournaments"): PUBLIC - {"suspended"},
+    ("POST", "/api/tournaments"): ORGANISERS,
+    ("GET", T): PUBLIC - {"suspended"},
+    ("PATCH", T): ORGANISERS,
+    ("GET", T + "/rounds/{round_no}"): PUBLIC - {"suspended"},
+    ("GET", T + "/bracket"): PUBLIC - {"suspended"},
+    ("GET", T + "/export.json"): PUBLIC - {"suspended"},
+    ("GET", T + "/export.csv"): PUBLIC - {"suspended"},
+    ("POST", T + "/open-registration"): ORGANISERS,
+    ("POST", T + "/open-check-in"): ORGANISERS,
+    ("POST", T + "/start"): ORGANISERS,
+    ("POST", T + "/next-round"): ORGANISERS,
+    ("POST", T + "/cancel"): ORGANISERS,
+    ("POST", T + "/pairings/{pairing_id}/override"): ORGANISERS,
+    ("POST", T + "/disputes/{dispute_id}/resolve"): ORGANISERS,
+    ("POST", T + "/players/{user_id}/drop"): ORGANISERS,
+    ("GET", T + "/decks"): AUTH,
+    # Entering and playing need an account: guests get 403 account_required.
+    ("GET", T + "/me"): ACCOUNTS,
+    ("POST", T + "/register"): ACCOUNTS,
+    ("PUT", T + "/deck"): ACCOUNTS,
+    ("POST", T + "/withdraw"): ACCOUNTS,
+    ("POST", T + "/check-in"): ACCOUNTS,
+    ("POST", T + "/drop"): ACCOUNTS,
+    ("POST", T + "/pairings/{pairing_id}/dispute"): ACCOUNTS,
+    ("POST", T + "/matches/{match_id}/report"): ACCOUNTS,
+})
+
+# Balance lab (app/api/lab.py): organisers and admins; a run is its owner's (or an admin's),
+# so "nope" is a 404 for them. The POST body names no game: 422 invalid_lab_run, no run starts.
+POLICY.update({
+    ("GET", "/api/lab/meta"): ORGANISERS,
+    ("POST", "/api/lab/runs"): ORGANISERS,
+    ("GET", "/api/lab/runs"): ORGANISERS,
+    ("GET", "/api/lab/runs/{run_id}"): ORGANISERS,
+    ("GET", "/api/lab/runs/{run_id}/report.html"): ORGANISERS,
+})
+
 BODIES = {
+    "/api/lab/runs": {"game": "nope", "games": 1},
     "/api/auth/guest": {"name": "Matrix"},
     "/api/auth/register": {"name": "Matrix", "password": "long enough pw"},
     "/api/auth/login": {"name": "Matrix", "password": "long enough pw"},
@@ -88,6 +136,8 @@ BODIES = {
     "/api/matches": {"game": "duell"},
     "/api/matches/{match_id}/actions": {"action": {"type": "resign"}},
     "/api/matches/{match_id}/report": {"reason": "testing the matrix"},
+    "/api/bots/matches": {"game": "duell", "level": "random"},
+    "/api/matches/{match_id}/bots": {"level": "random"},
     "/api/decks": {"name": "m", "cards": []},
     "/api/decks/{deck_id}": {"name": "m"},
     "/api/decks/validate": {"cards": []},
@@ -97,6 +147,12 @@ BODIES = {
     "/api/admin/users/{user_id}/suspend": {"reason": "matrix test"},
     "/api/admin/matches/{match_id}/flag": {"flagged": False},
     "/api/admin/matches/{match_id}/notes": {"text": "matrix"},
+    "/api/tournaments": {"name": "Matrix cup", "game": "duell", "format": "swiss"},
+    T: {"name": "Matrix cup (edited)"},
+    T + "/deck": {"cards": []},
+    T + "/pairings/{pairing_id}/override": {"result": {"winner": None}, "reason": "matrix test"},
+    T + "/pairings/{pairing_id}/dispute": {"reason": "matrix test"},
+    T + "/disputes/{dispute_id}/resolve": {"decision": "uphold", "reason": "matrix test"},
 }
 
 
@@ -128,7 +184,8 @@ def world(client, settings):
     if not client.post("/api/auth/login", json=BODIES["/api/auth/login"]).status_code == 200:
         account(client, "Matrix", password="long enough pw")
     ids = {"match_id": mid, "user_id": opponent["user"]["id"], "step": "0", "report_id": "999999",
-           "deck_id": "nope", "game": "duell"}
+           "deck_id": "nope", "game": "duell", "pairing_id": "S1.1", "dispute_id": "1", "round_no": "1",
+           "run_id": "nope"}
     people = {
         "guest": None,
         "player": account(client, "PlainPlayer" + sfx),
@@ -139,6 +196,8 @@ def world(client, settings):
     }
     client.post(f"/api/admin/users/{people['suspended']['user']['id']}/suspend",
                 json={"reason": "matrix"}, headers=people["admin"]["headers"])
+    r = client.post("/api/tournaments", json=BODIES["/api/tournaments"], headers=people["organiser"]["headers"])
+    ids["tournament_id"] = r.json()["id"]
     return ids, people
 
 
@@ -170,7 +229,7 @@ def test_matrix(client, settings, world):
         for role in ROLES:
             h = headers_for(role, people, settings, client)
             body = BODIES.get(path)
-            r = client.request(method, url, headers=h, json=body if method in ("POST", "PUT") else None)
+            r = client.request(method, url, headers=h, json=body if method in ("POST", "PUT", "PATCH") else None)
             if r.status_code >= 500:
                 failures.append(f"{method} {path} as {role}: {r.status_code}")
             elif role in allowed and r.status_code in (401, 403) and not (
