@@ -129,6 +129,77 @@ COUNTER = {
     _ABBR[row]: {_ABBR[col]: _cell(c) for col, c in zip(T.COUNTER_COLUMNS, cells)}
     for row, cells in T.COUNTER_ROWS.items()
 }
+_COUNTER_TECHS = [_ABBR[a] for a in T.COUNTER_COLUMNS]
+_COUNTER_OVERRIDDEN: dict[tuple, dict] = {}  # frozen counter_overrides -> its table
+
+
+def _counter_for(overrides: list) -> dict:
+    """The counter table with the (validated) ``counter_overrides`` applied, each to its cell
+    and the mirrored one (so the outcome never depends on which seat played what). Built once
+    per distinct override list; the default (no option) path never comes here."""
+    key = tuple((o["attack"], o["defence"], o["result"]) for o in overrides)
+    table = _COUNTER_OVERRIDDEN.get(key)
+    if table is None:
+        table = {row: cells.copy() for row, cells in COUNTER.items()}
+        for attack, defence, result in key:
+            table[attack][defence] = _cell(result)
+            table[defence][attack] = _cell(T.COUNTER_RESULTS[result])
+        if len(_COUNTER_OVERRIDDEN) > _CACHE_MAX:
+            _COUNTER_OVERRIDDEN.clear()
+        _COUNTER_OVERRIDDEN[key] = table
+    return table
+
+
+class CounterOverridesOption(Option):
+    """``counter_overrides``: null, or a list of ``{"attack", "defence", "result"}`` cells of the
+    counter table to change (a balance-lab rule variation). Techniques by id or table
+    abbreviation (stored as ids), results as printed in the table."""
+
+    def schema(self) -> dict:
+        tech = {"type": "string", "enum": _COUNTER_TECHS + list(T.COUNTER_COLUMNS)}
+        cell = {"type": "object", "additionalProperties": False,
+                "required": ["attack", "defence", "result"],
+                "properties": {"attack": tech, "defence": tech,
+                               "result": {"type": "string", "enum": list(T.COUNTER_RESULTS)}}}
+        return {"type": ["array", "null"], "default": None, "description": self.description,
+                "items": cell}
+
+    def check(self, value):
+        if value is None:
+            return None
+        name = f"Option '{self.name}'"
+        if not isinstance(value, list):
+            raise InvalidOptions(f"{name} must be a list of {{attack, defence, result}} or null.")
+        out, seen = [], {}
+        for n, entry in enumerate(value, 1):
+            if not isinstance(entry, dict) or set(entry) != {"attack", "defence", "result"}:
+                raise InvalidOptions(f"{name}: entry {n} must be an object with exactly "
+                                     "attack, defence and result.")
+            techs = []
+            for field in ("attack", "defence"):
+                t = entry[field]
+                t = _ABBR.get(t, t) if isinstance(t, str) else t
+                if t not in COUNTER:
+                    raise InvalidOptions(
+                        f"{name}: entry {n}: {field} {entry[field]!r} is not a technique of the "
+                        f"counter table (one of: {', '.join(_COUNTER_TECHS)}; or its abbreviation).")
+                techs.append(t)
+            attack, defence = techs
+            result = entry["result"]
+            if not isinstance(result, str) or result not in T.COUNTER_RESULTS:
+                raise InvalidOptions(f"{name}: entry {n}: result {result!r} is not a counter-table "
+                                     f"result (one of: {', '.join(T.COUNTER_RESULTS)}).")
+            if attack == defence and T.COUNTER_RESULTS[result] != result:
+                raise InvalidOptions(f"{name}: entry {n}: {attack} against itself needs a "
+                                     "symmetric result (clash, 0, 1:1 or 2:2).")
+            pair = frozenset((attack, defence))
+            if pair in seen:
+                raise InvalidOptions(f"{name}: entry {n} sets the cell {attack}/{defence} again "
+                                     f"(entry {seen[pair]}; an entry also sets the mirrored cell).")
+            seen[pair] = n
+            out.append({"attack": attack, "defence": defence, "result": result})
+        return out
+
 PAIRS = [{"stance": s, "technique": t} for s in T.STANCES
          for t in [k for k, v in T.TECHNIQUES.items() if v["stance"] == s] + ["wait"]]
 PHASE_WORDS = {
@@ -388,8 +459,9 @@ def _rev_entry(text: str) -> dict:
     return e
 
 
-def _both(dA: str, dB: str, tA: str, tB: str, mA: bool, mB: bool) -> tuple:
-    """Both attacks reach: the counter table with the duellists' overrides. Returns
+def _both(dA: str, dB: str, tA: str, tB: str, mA: bool, mB: bool, counter: dict) -> tuple:
+    """Both attacks reach: ``counter`` (the match's counter table) with the duellists'
+    overrides. Returns
     (clash, dealt by A, dealt by B, A's Samurai Block stopped B, B's stopped A)."""
     if mA and mB:
         return True, 0, 0, False, False
@@ -411,7 +483,7 @@ def _both(dA: str, dB: str, tA: str, tB: str, mA: bool, mB: bool) -> tuple:
             return False, 0, 0, False, True
         if tB == "counterattack":
             return False, 0, 1, False, False
-    cell = COUNTER[tA][tB]
+    cell = counter[tA][tB]
     if cell is None:
         return True, 0, 0, False, False
     oA, oB = cell
@@ -608,6 +680,13 @@ class Duel(Game):
                 st["timeouts"] = timeouts = timeouts.copy()
             timeouts[seat] = 0
         return st, ev
+
+    def validate_options(self, raw: dict | None, n_seats: int | None = None) -> dict:
+        opts = super().validate_options(raw, n_seats)
+        # No overrides: the key is left out, so default matches keep their exact states.
+        if opts["counter_overrides"] is None:
+            del opts["counter_overrides"]
+        return opts
 
     # ---- setup -----------------------------------------------------------------------------
     def _setup(self, st: State) -> None:
@@ -1302,7 +1381,9 @@ class Duel(Game):
                 if okB and tB in DEFENSIVE:
                     rB = rA and tA in ATTACKS
                 if rA and rB:
-                    clash, oA, oB, stopA, stopB = _both(dA, dB, tA, tB, mA, mB)
+                    ov = st["options"].get("counter_overrides")
+                    clash, oA, oB, stopA, stopB = _both(
+                        dA, dB, tA, tB, mA, mB, COUNTER if ov is None else _counter_for(ov))
                 else:
                     if rA:
                         oA = MIGHTY_DAMAGE if mA else DAMAGE[tA]
@@ -1607,6 +1688,10 @@ GAME = Duel(
         Option("max_slots", int, 60, "The match ends after this many slots; more health wins.", 1, 1000),
         Option("health", int, 5, "Starting health (the Brute gets one more).", 1, 50),
         Option("track_length", int, 15, "Spaces on the track (walls at both ends).", 9, 31),
+        CounterOverridesOption(
+            "counter_overrides", list, None, "Counter-table cells to change (balance lab): "
+            "[{attack, defence, result}], each also sets the mirrored cell; null: the seed's table.",
+            nullable=True),
         CLOCK_OPTION,
         MAX_TIMEOUTS_OPTION,
     ),

@@ -35,6 +35,10 @@ COUNTER_ROWS = {
     "RH": ["-5", "-5", "-2", "+1", "+2", "0", "0", "1:1", "-5"],
     "LT": ["-5", "+5", "-2", "-1", "-5", "0", "-1", "+5", "2:2"],
 }
+# The values a cell may take (the ``counter_overrides`` option is checked against these), each
+# with its value seen from the other side (the mirrored cell: column against row).
+COUNTER_RESULTS = {"clash": "clash", "0": "0", "+1": "-1", "-1": "+1", "+2": "-2", "-2": "+2",
+                   "+5": "-5", "-5": "+5", "1:1": "1:1", "2:2": "2:2"}
 
 DUELLISTS = {
     "brute": {"health_bonus": 1},
