@@ -4,7 +4,8 @@
 //   #/tournaments/<id>       the public page: bracket (SVG, tournament_bracket.js), pairings and
 //                            standings per round with every tie-breaker, live-match links,
 //                            exports; the organiser's controls (open registration, check-in,
-//                            start, next round, override with a reason, disputes, drops, decks)
+//                            start, next round, override with a reason, disputes, drops, decks,
+//                            computer players: a test event, bots marked with a robot badge)
 //   #/tournaments/<id>/me    the player's own page: sign up (Párbaj: with a deck), check in,
 //                            next opponent and match, deck, drop, dispute
 //
@@ -16,6 +17,7 @@
 import { request, getToken } from './api.js';
 import { hasKey } from './i18n.js';
 import { bracketSvg } from './tournament_bracket.js';
+import { botBadge, botLevels, botName, isBot, levelName } from './bots.js';
 
 const enc = encodeURIComponent;
 const POLL_MS = 5000;
@@ -280,7 +282,8 @@ function listPage(main, ctx) {
               h(
                 'tr',
                 { 'data-id': ev.id },
-                h('td', {}, h('a', { href: `#/tournaments/${enc(ev.id)}` }, ev.name)),
+                h('td', {}, h('a', { href: `#/tournaments/${enc(ev.id)}` }, ev.name),
+                  ev.test ? h('span', { class: 'tag tag-test' }, t('event.test_tag')) : null),
                 h('td', {}, ctx.gameName(ev.game)),
                 h('td', {}, t(`format.${ev.format}`)),
                 h('td', {}, statusPill(h, t, ev.status)),
@@ -578,6 +581,8 @@ function eventPage(main, ctx, id) {
       h('span', {}, t('create.best_of_n', { n: s.best_of })),
     ];
     if (ev.format === 'swiss' && s.top_cut) parts.push(h('span', {}, t('create.top_n', { n: s.top_cut })));
+    // Computer players take part: say so, their results say little about people.
+    if (ev.test) parts.push(h('span', { class: 'tag tag-test', id: 'test-event', title: t('event.test_help') }, t('event.test_tag')));
     const timers = [];
     if (ev.timers.round_ends_at) timers.push(t('event.round_ends', { time: fmtWhen(ev.timers.round_ends_at, lang) }));
     if (ev.timers.next_round_at) timers.push(t('event.next_round_at', { time: fmtWhen(ev.timers.next_round_at, lang) }));
@@ -728,7 +733,8 @@ function eventPage(main, ctx, id) {
         'tr',
         { 'data-user': e.user.id },
         h('td', { class: 'num' }, e.seed ?? '—'),
-        h('td', {}, e.user.name, e.late ? h('span', { class: 'tag' }, t('entrant.late')) : null),
+        h('td', {}, isBot(e.user) ? [botName(t, e.user), ' ', botBadge(h, t)] : e.user.name,
+          e.late ? h('span', { class: 'tag' }, t('entrant.late')) : null),
         h('td', {}, t(`entrant.${e.status}`, null, { fallback: e.status }),
           e.waitlist_position ? ` (${e.waitlist_position})` : '', e.dropped ? h('span', { class: 'tag' }, t('standings.dropped')) : null),
         h('td', {}, e.checked_in ? t('entrant.yes') : t('entrant.no')),
@@ -779,6 +785,7 @@ function eventPage(main, ctx, id) {
     // The rarer tools fold away (details/summary: keyboard-operable without script).
     if (ev.status === 'running' || ev.status === 'finished') parts.push(overrideForm(alert));
     if (ev.disputes?.some((d) => d.status === 'open')) parts.push(disputesBox(alert));
+    if (ev.status === 'registration' || ev.status === 'check_in') parts.push(botsForm(alert));
     if (ev.status !== 'finished' && ev.status !== 'cancelled' && ev.entrants.length) parts.push(dropForm(alert));
     if (ev.game === 'parbaj') parts.push(decksBox(alert));
     controls.replaceChildren(
@@ -871,6 +878,37 @@ function eventPage(main, ctx, id) {
           h('button', { type: 'button', class: 'btn btn-primary btn-small', id: `dispute-${d.id}-override`, onclick: send('override') }, t('organiser.override_submit'))));
     });
     return h('div', { id: 'disputes', class: 'organiser-part' }, h('h3', {}, t('organiser.disputes')), h('ul', { class: 'plain-list' }, items));
+  }
+
+  // Computer players for a test event (POST /api/tournaments/<id>/bots): checked in at once.
+  function botsForm(alert) {
+    const level = h('select', { id: 'bots-level', name: 'level' });
+    const count = numberInput(h, 'bots-count', 1, { min: 1, max: 64 });
+    const submit = h('button', { type: 'submit', class: 'btn btn-small', id: 'bots-submit' }, t('organiser.add_bots'));
+    botLevels()
+      .then((all) => {
+        const levels = all[ev.game] || [];
+        level.replaceChildren(...levels.map((lv) => h('option', { value: lv }, levelName(t, lv))));
+        submit.disabled = !levels.length;
+      })
+      .catch((err) => setAlert(alert, errText(ctx, err)));
+    const form = h('form', { id: 'bots-form', class: 'stack' },
+      h('p', { class: 'help' }, t('organiser.bots_help')),
+      field(h, 'bots-level', t('organiser.bots_level'), level),
+      field(h, 'bots-count', t('organiser.bots_count'), count),
+      submit);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      setAlert(alert, '');
+      try {
+        ev = await request('POST', `/api/tournaments/${enc(id)}/bots`, { level: level.value, count: readNumber(count) ?? 1 });
+        await renderAll();
+        ctx.toast(t('organiser.done_bots'));
+      } catch (err) {
+        setAlert(alert, errText(ctx, err));
+      }
+    });
+    return h('details', { class: 'organiser-part', id: 'bots-details' }, h('summary', {}, t('organiser.add_bots')), form);
   }
 
   function dropForm(alert) {

@@ -21,6 +21,7 @@ from app.db import decks as decks_db
 from app.db import history
 from app.db import tournaments as db
 from app.errors import ApiError
+from app.live import bots as live_bots
 from app.services import Services, get_services
 from app.tournaments import core
 from app.tournaments import lifecycle as L
@@ -106,6 +107,11 @@ class ReasonIn(Strict):
 
 class OptionalReasonIn(Strict):
     reason: str | None = Field(default=None, max_length=500)
+
+
+class BotsIn(Strict):
+    level: str = Field(max_length=20, description="A computer player level of the event's game (random, strong, ...)")
+    count: int = Field(default=1, ge=1, le=64, description="How many to add; they take free places")
 
 
 class ResultIn(Strict):
@@ -330,6 +336,18 @@ async def drop_player(tournament_id: str, user_id: str, body: OptionalReasonIn |
     fn = (service.withdraw_fn(user_id, user, reason) if ev["status"] in L.OPEN_FOR_ENTRY
           else service.drop_fn(user_id, user, reason))
     return await _detail(svc, await service.change(svc, tournament_id, fn), user)
+
+
+@router.post("/{tournament_id}/bots", summary="Add computer players (registration or check-in; makes a test event)")
+async def add_bots(tournament_id: str, body: BotsIn, user: User = Depends(organiser_role),
+                   svc: Services = Depends(get_services)):
+    """Bot entrants are checked in at once and play their matches through the bot runner.
+    Párbaj bots get the starter decks in turn. More bots than free places: 409 event_full."""
+    ev = await _managed(svc, tournament_id, user)
+    live_bots.check_level(ev["game"], body.level)
+    decks = list(POOL.decks.values()) if L.needs_deck(ev) else None
+    return await _organiser_step(svc, tournament_id, user,
+                                 service.add_bots_fn(user, body.level, body.count, decks))
 
 
 @router.get("/{tournament_id}/decks", summary="The deck lists you may see")

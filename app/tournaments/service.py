@@ -42,6 +42,7 @@ from typing import Any, Callable
 
 from app.errors import STATUS, ApiError
 from app.db import tournaments as db
+from app.live.bots import bot_user
 from app.tournaments import core, corrections
 from app.tournaments import lifecycle as L
 from app.tournaments import matchplay as MP
@@ -131,7 +132,12 @@ async def _create_match(svc, ev: dict, pid: str, game: int) -> dict | None:
         entry = ev["meta"]["pairings"][pid]["matches"][game - 1]
         users, options = _match_setup(ev, p, entry)
         tags = {"tournament": {"id": ev["id"], "pairing": pid, "game": game}}
-        return await svc.store.create_seated(ev["game"], options, users, tags, match_id=entry["id"])
+        doc = await svc.store.create_seated(ev["game"], options, users, tags, match_id=entry["id"])
+        bots = getattr(svc, "bots", None)
+        if bots is not None and any(u.get("bot") for u in users):
+            # create_seated tells no observer: hand the match to the bot runner (idempotent).
+            await bots.observe(svc, doc)
+        return doc
     except Exception:
         log.exception("could not create a tournament match", extra={"tournament": ev["id"], "pairing": pid})
         return None
@@ -139,9 +145,12 @@ async def _create_match(svc, ev: dict, pid: str, game: int) -> dict | None:
 
 def _match_setup(ev: dict, p: dict, entry: dict) -> tuple[list[dict], dict]:
     names = {e["user"]["id"]: e["user"]["name"] for e in ev["entrants"]}
+    bot_levels = {e["user"]["id"]: e["user"]["bot"] for e in ev["entrants"] if e["user"].get("bot")}
     a = entry["seat_a"]
     b = p["players"][1] if a == p["players"][0] else p["players"][0]
-    users = [{"id": u, "name": names.get(u, u), "role": "player"} for u in (a, b)]
+    # A bot entrant sits as its bot user dict, so the bot runner plays its turns.
+    users = [{"id": u, "name": names.get(u, u), "role": "player",
+              **({"bot": bot_levels[u]} if u in bot_levels else {})} for u in (a, b)]
     options = dict(ev["settings"]["game_options"])
     if ev["game"] in MP.IN_ENGINE_BEST_OF:
         decks = {e["user"]["id"]: e["deck"] for e in ev["entrants"]}
@@ -264,6 +273,41 @@ def _late_entry(ev, fx, t, user, deck, rating):
         "checked_in_at": t, "deck": deck["cards"] if deck else None,
         "deck_name": deck["name"] if deck else None, "deck_locked": True, "late": True,
     })
+
+
+def add_bots_fn(actor, level: str, count: int, decks: list[dict] | None):
+    """The organiser seats ``count`` computer players of ``level`` (registration or check-in).
+    They are checked in at once (a bot has nothing to confirm) and take places, so they never
+    go on the waitlist: more bots than free places is refused. ``decks`` (Párbaj): the starter
+    decks, ``{"cards", "name"}``, handed out in turn. An event with bots is a test event."""
+    def fn(ev, fx, t):
+        if ev["status"] not in L.OPEN_FOR_ENTRY:
+            raise TournamentError("registration_closed", "Computer players can be added only while "
+                                  "registration or check-in is open.")
+        cap = ev["settings"]["cap"]
+        free = None if cap is None else cap - L.places_taken(ev)
+        if free is not None and count > free:
+            raise TournamentError("event_full", f"The tournament is full ({cap} players): "
+                                  f"{free} place(s) left for computer players.")
+        taken = {e["user"]["id"] for e in ev["entrants"]}
+        handed_out = sum(1 for e in ev["entrants"] if e["user"].get("bot"))
+        added = []
+        for i in range(count):
+            n = 1
+            while f"bot-{level}-{n}" in taken:  # ids like the bots of live matches, unique here
+                n += 1
+            bot = bot_user(level, n)
+            taken.add(bot["id"])
+            deck = decks[(handed_out + i) % len(decks)] if decks else None
+            ev["entrants"].append({
+                "user": {"id": bot["id"], "name": bot["name"], "bot": level},
+                "status": "checked_in", "registered_at": t, "checked_in_at": t,
+                "deck": list(deck["cards"]) if deck else None, "deck_name": deck["name"] if deck else None,
+                "deck_locked": True, "late": False,
+            })
+            added.append(bot["id"])
+        fx.audits.append(_audit(actor, "tournament_add_bots", ev, {"level": level, "bots": added}))
+    return fn
 
 
 def withdraw_fn(user_id: str, actor=None, reason: str | None = None):

@@ -42,7 +42,13 @@ def summary(ev: dict) -> dict:
         "round": state["round"] if state else 0,
         "created_at": ev["created_at"], "started_at": ev.get("started_at"),
         "finished_at": ev.get("finished_at"),
+        # A test event: computer players take part (their results say little about people).
+        "test": is_test(ev),
     }
+
+
+def is_test(ev: dict) -> bool:
+    return any(e["user"].get("bot") and e["status"] != "withdrawn" for e in ev["entrants"])
 
 
 def _entrant_public(ev: dict, e: dict) -> dict:

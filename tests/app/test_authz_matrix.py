@@ -105,6 +105,7 @@ POLICY.update({
     ("POST", T + "/pairings/{pairing_id}/override"): ORGANISERS,
     ("POST", T + "/disputes/{dispute_id}/resolve"): ORGANISERS,
     ("POST", T + "/players/{user_id}/drop"): ORGANISERS,
+    ("POST", T + "/bots"): ORGANISERS,
     ("GET", T + "/decks"): AUTH,
     # Entering and playing need an account: guests get 403 account_required.
     ("GET", T + "/me"): ACCOUNTS,
@@ -150,6 +151,7 @@ BODIES = {
     "/api/tournaments": {"name": "Matrix cup", "game": "duell", "format": "swiss"},
     T: {"name": "Matrix cup (edited)"},
     T + "/deck": {"cards": []},
+    T + "/bots": {"level": "random", "count": 1},
     T + "/pairings/{pairing_id}/override": {"result": {"winner": None}, "reason": "matrix test"},
     T + "/pairings/{pairing_id}/dispute": {"reason": "matrix test"},
     T + "/disputes/{dispute_id}/resolve": {"decision": "uphold", "reason": "matrix test"},
