@@ -157,7 +157,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
         try:
             await svc.hub.add(conn)
             doc = await svc.store.load(match_id)
-            await svc.hub.send_view(conn, doc["version"] - 1, doc)
+            await svc.hub.send_view(conn, doc["version"] - 1, doc, first=True)
         except STORE_DOWN:
             await fail("unavailable", UNAVAILABLE)
             await ws.close(code=1013)

@@ -110,15 +110,18 @@ class Hub:
         metrics.SOCKETS.set(self.socket_count())
 
     # ------------------------------------------------------------------ delivery
-    async def send_view(self, conn: Conn, since: int, doc: dict | None = None) -> None:
-        """Send ``conn`` the current view with every event after ``since``."""
+    async def send_view(self, conn: Conn, since: int, doc: dict | None = None,
+                        first: bool = False) -> None:
+        """Send ``conn`` the current view with every event after ``since``. ``first``: the
+        socket's opening view, skipped if a fan-out already gave it this version (a resume,
+        by contrast, is answered even when nothing is new)."""
         doc = doc or await self.store.load(conn.match_id)
         batches = await self.store.events_since(conn.match_id, since) if since < doc["version"] else []
         seat, viewer = viewer_for(doc, conn.user_id)
         text = dumps({"type": "view", **render(doc, seat, viewer, batches)})
         async with conn.lock:
-            if conn.last_seq > doc["version"]:
-                return  # a newer view already went out; the client has what it asked for
+            if conn.last_seq > doc["version"] or (first and conn.last_seq == doc["version"]):
+                return  # a newer view (or this one) already went out
             await conn._send_now(text)
             conn.last_seq = doc["version"]
 
