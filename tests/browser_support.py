@@ -96,12 +96,7 @@ def run_server(data_dir: Path, env: dict, startup_seconds: float = 120):
 @contextmanager
 def chromium():
     """A headless Debian chromium driven by Playwright (never a downloaded browser)."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if IN_CI:
-            raise
-        pytest.skip("the playwright package is not installed")
+    from playwright.sync_api import sync_playwright  # a dev dependency: always installed
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
     with sync_playwright() as pw:

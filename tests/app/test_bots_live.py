@@ -448,16 +448,21 @@ def test_the_process_pool_plays_a_whole_game(settings, monkeypatch, refused):
 
 
 # ------------------------------------------------------------------------------ clocks
-def test_timing_keeps_within_the_clock(svc):
-    from app.live.store import now
+def test_timing_keeps_within_the_clock(svc, monkeypatch):
+    from app.live import bots as bots_module
 
+    monkeypatch.setattr(bots_module, "now", lambda: 1000.0)  # a clock that stands still
     r = svc.bots
     doc = {"deadlines": {}}
     assert r._timing(doc, ["B"]) == (0.0, svc.settings.bot_move_seconds)
-    doc = {"deadlines": {"B": now() + 5.0, "A": now() + 1.0}}
+    doc = {"deadlines": {"B": 1005.0, "A": 1001.0}}
     think, budget = r._timing(doc, ["B"])
-    assert 1.9 < budget < 2.0  # half of the 5 s left, less the margin kept for sending
-    doc = {"deadlines": {"B": now() + 0.8}}
+    # The think pause is capped by a share of the 5 s left; the search gets half of what then
+    # remains, less the margin kept for sending the move.
+    assert think == min(svc.settings.bot_think_ms / 1000, 5.0 * bots_module.THINK_SHARE)
+    assert budget == pytest.approx((5.0 - think) * bots_module.CLOCK_SHARE - bots_module.CLOCK_MARGIN)
+    assert 0 < budget < 2.5
+    doc = {"deadlines": {"B": 1000.8}}
     assert r._timing(doc, ["B"])[1] == 0.0  # no time to search: play random at once
 
 
