@@ -16,7 +16,7 @@
 // board's log covers the match up to that step and nothing after it). Filters and the review position live in the
 // hash's query (#/admin/match/<id>?step=12&as=A), written with history.replaceState.
 
-import { request, getToken } from './api.js';
+import { request, download } from './api.js';
 import { ensureNamespace, translatorFor } from './i18n.js';
 import { loadBoard } from './games/index.js';
 import { isAdmin, modal } from './account.js';
@@ -65,32 +65,6 @@ function localToIso(value) {
 function compact(value) {
   if (value === null || value === undefined) return '';
   return JSON.stringify(value);
-}
-
-async function download(path, filename) {
-  const headers = {};
-  const token = getToken();
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { headers });
-  if (!res.ok) {
-    let e = null;
-    try {
-      e = (await res.json()).error;
-    } catch {
-      e = null;
-    }
-    throw { status: res.status, code: e?.code || `http_${res.status}`, message: e?.message || res.statusText };
-  }
-  const blob = await res.blob();
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30000);
 }
 
 function resultText(t, result, seatName) {

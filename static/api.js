@@ -100,3 +100,30 @@ export const api = {
   start: (id) => request('POST', `/api/matches/${enc(id)}/start`),
   view: (id) => request('GET', `/api/matches/${enc(id)}/view`),
 };
+
+/** Fetch ``path`` with the session token and save the answer as ``filename`` (exports,
+ * reports); throws an error shaped like the API's when the server refuses. */
+export async function download(path, filename) {
+  const headers = {};
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, { headers });
+  if (!res.ok) {
+    let e = null;
+    try {
+      e = (await res.json()).error;
+    } catch {
+      e = null;
+    }
+    throw { status: res.status, code: e?.code || `http_${res.status}`, message: e?.message || res.statusText };
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 30000);
+}

@@ -11,7 +11,7 @@
 // same numbers as the server's HTML report, which can be downloaded). #/lab?run=<id> reopens a
 // run. Every string comes from static/i18n/<lang>/lab.json. See docs/lab.md.
 
-import { request, getToken } from './api.js';
+import { request, download } from './api.js';
 import { ensureNamespace, translatorFor } from './i18n.js';
 
 const enc = encodeURIComponent;
@@ -168,31 +168,6 @@ function diffChart(title, rows) {
   const axis = 30 + rows.length * (bar + gap);
   svg.append(svgEl('line', { x1: x(0), x2: x(0), y1: 26, y2: axis, stroke: INK }));
   return svg;
-}
-
-async function download(path, filename) {
-  const headers = {};
-  const token = getToken();
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { headers });
-  if (!res.ok) {
-    let e = null;
-    try {
-      e = (await res.json()).error;
-    } catch {
-      e = null;
-    }
-    throw { status: res.status, code: e?.code || `http_${res.status}`, message: e?.message || res.statusText };
-  }
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30000);
 }
 
 export function labScreen(main, shell) {

@@ -14,7 +14,7 @@
 // newer than the one shown; while the socket is down it polls every POLL_MS instead.
 // Strings: static/i18n/<lang>/tournaments.json (ctx.t), falling back to core.json.
 
-import { request, getToken } from './api.js';
+import { request, download } from './api.js';
 import { hasKey } from './i18n.js';
 import { bracketSvg } from './tournament_bracket.js';
 import { botBadge, botLevels, botName, isBot, levelName } from './bots.js';
@@ -136,31 +136,6 @@ function table(h, { id, caption, columns, rows }) {
     h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.num ? 'num' : null }, c.label)))),
     h('tbody', {}, rows),
   );
-}
-
-async function download(path, filename) {
-  const headers = {};
-  const token = getToken();
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { headers });
-  if (!res.ok) {
-    let e = null;
-    try {
-      e = (await res.json()).error;
-    } catch {
-      e = null;
-    }
-    throw { status: res.status, code: e?.code || `http_${res.status}`, message: e?.message || res.statusText };
-  }
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30000);
 }
 
 let cardNamesPromise = null;

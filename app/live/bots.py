@@ -27,7 +27,6 @@ compare-and-set and ``client_seq`` already make a double move impossible.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import multiprocessing
@@ -42,6 +41,7 @@ import games.bots as game_bots
 from app.auth import User
 from app.errors import ApiError
 from app.live import service
+from app.live.loops import pause
 from app.live.store import Change, now
 from app.live.views import render
 from games.base import GameError, event
@@ -230,9 +230,7 @@ class BotRunner:
                 raise
             except Exception:
                 log.exception("bot sweep failed")
-            # Wakes at once when the service stops (Services.stop waits for its loops).
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.settings.bot_sweep_seconds)
+            await pause(stop, self.settings.bot_sweep_seconds)
 
     # ---- one match ---------------------------------------------------------------------
     @staticmethod

@@ -8,6 +8,7 @@ import logging
 
 from app.errors import ApiError
 from app.live import metrics
+from app.live.loops import pause
 from app.live.store import MatchStore, now
 
 log = logging.getLogger("duelhall.clocks")
@@ -51,7 +52,4 @@ async def run(store: MatchStore, hub, poll_seconds: float, stop: asyncio.Event |
             if not failing:
                 log.exception("clock loop error; retrying quietly until it works again")
             failing = True
-        try:  # sleep, but wake at once when the service stops
-            await asyncio.wait_for(stop.wait(), poll_seconds)
-        except asyncio.TimeoutError:
-            pass
+        await pause(stop, poll_seconds)

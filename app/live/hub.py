@@ -134,9 +134,7 @@ class Hub:
         # A socket that joined while this push was under way, having read an older document,
         # missed it; the pub/sub notice for this version is skipped (see notify), so look again.
         if any(c.last_seq < doc["version"] and not c.closed for c in self.conns.get(mid, ())):
-            self._dirty.add(mid)
-            if mid not in self._pushers:
-                self._pushers[mid] = asyncio.create_task(self._push_loop(mid))
+            self._schedule(mid)
 
     def notify(self, match_id: str, version: int) -> None:
         group = self.conns.get(match_id)
@@ -144,6 +142,10 @@ class Hub:
             return  # our own write: push_doc delivers it (or already has)
         if all(c.last_seq >= version for c in group):
             return
+        self._schedule(match_id)
+
+    def _schedule(self, match_id: str) -> None:
+        """Have this match's sockets brought up to date (one push loop per match at a time)."""
         self._dirty.add(match_id)
         if match_id not in self._pushers:
             self._pushers[match_id] = asyncio.create_task(self._push_loop(match_id))
@@ -191,9 +193,7 @@ class Hub:
         """Look again at every match this process has sockets for: after the pub/sub link was
         down, notices sent meanwhile are lost, and nobody should wait for the next one."""
         for mid in list(self.conns):
-            self._dirty.add(mid)
-            if mid not in self._pushers:
-                self._pushers[mid] = asyncio.create_task(self._push_loop(mid))
+            self._schedule(mid)
 
     async def _listen(self) -> None:
         prefix = self.store.k.channel("")

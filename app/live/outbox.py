@@ -17,6 +17,7 @@ from redis.exceptions import ResponseError
 
 from app.db import history
 from app.live import metrics
+from app.live.loops import pause
 from app.live.store import MatchStore
 
 log = logging.getLogger("duelhall.outbox")
@@ -101,19 +102,11 @@ class OutboxWorker:
                 backoff = 0.5
                 self.failures = 0
                 if n == 0:
-                    await _pause(stop, 0.1)
+                    await pause(stop, 0.1)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # SQL (or Redis) unavailable: keep the entries, retry
                 self.failures += 1
                 log.warning("history write failed (%s); retrying in %.1fs", type(e).__name__, backoff)
-                await _pause(stop, backoff)
+                await pause(stop, backoff)
                 backoff = min(backoff * 2, 5.0)
-
-
-async def _pause(stop: asyncio.Event, seconds: float) -> None:
-    """Sleep, but wake at once when ``stop`` is set."""
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-    except asyncio.TimeoutError:
-        pass

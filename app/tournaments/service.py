@@ -42,6 +42,7 @@ from typing import Any, Callable
 
 from app.errors import STATUS, ApiError
 from app.db import tournaments as db
+from app.live.loops import pause
 from app.live.bots import bot_user
 from app.tournaments import core, corrections
 from app.tournaments import lifecycle as L
@@ -763,10 +764,7 @@ async def run_sweep(svc, poll_seconds: float, stop: asyncio.Event) -> None:
             raise
         except Exception:
             log.exception("tournament sweep loop error")
-        try:
-            await asyncio.wait_for(stop.wait(), poll_seconds)
-        except asyncio.TimeoutError:
-            pass
+        await pause(stop, poll_seconds)
 
 
 # ------------------------------------------------------------------------------ helpers for the API
