@@ -37,22 +37,19 @@ async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
     whatever the batch size: executemany of cached statements, not one statement per record
     (that cost ~8 ms of CPU per record and starved the event loop; see docs/performance.md).
 
-    Per batch: users (insert, ignore existing), the newest header per match (upsert that only
-    moves a row forward in version), the seats of the matches whose row now holds this batch's
-    version (rewritten), ratings for those that finished, and the actions (insert, ignore
-    existing)."""
+    Per batch: the newest header per match (an upsert that only moves a row forward in version),
+    then, for the matches whose row now holds this batch's version and whose seats may have
+    changed (a lobby change, a finish) or were never written (records arriving out of order),
+    their users (insert, ignore existing) and seats (rewritten), ratings for those that
+    finished, and the actions (insert, ignore existing). A plain move in a live match costs one
+    match row and one action row: its seats are those written when the match started."""
     if not records:
         return
-    users: dict[str, dict] = {}
     latest: dict[str, dict] = {}
+    seats_changed: set[str] = set()
     actions: dict[tuple, dict] = {}
     for rec in records:
         h = rec["match"]
-        for s in h["seats"]:
-            u = s["user"]
-            if u and u["id"] not in users:
-                users[u["id"]] = dict(id=u["id"], name=u["name"], role="player", is_guest=True,
-                                      is_bot=bool(u.get("bot")), created_at=_ts(rec["at"]))
         cur = latest.get(h["id"])
         if cur is None or h["version"] > cur["version"]:
             latest[h["id"]] = h
@@ -60,11 +57,12 @@ async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
             actions.setdefault((h["id"], h["version"]), dict(
                 match_id=h["id"], version=h["version"], seat=rec["seat"], user_id=rec.get("user_id"),
                 kind=rec["kind"], payload=rec.get("action"), created_at=_ts(rec["at"])))
+        else:  # a lobby record (create, join, leave, start, bots, end from outside)
+            seats_changed.add(h["id"])
+    for mid, h in latest.items():
+        if h["status"] != "live":  # finished (places) or aborted
+            seats_changed.add(mid)
     async with maker() as session, session.begin():
-        if users:
-            await session.execute(
-                _insert(session, User.__table__).on_conflict_do_nothing(index_elements=["id"]),
-                list(users.values()))
         rows = [dict(id=h["id"], game=h["game"], status=h["status"], version=h["version"],
                      options=h["options"], seed=h["seed"], host_id=h["host"], result=h["result"],
                      created_at=_ts(h["created_at"]), started_at=_ts(h["started_at"]),
@@ -76,19 +74,32 @@ async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
             set_={k: getattr(up.excluded, k) for k in rows[0] if k != "id"},
             where=table.c.version < up.excluded.version)
         await session.execute(up, rows)              # executemany of one cached statement
-        have = dict((await session.execute(
-            select(table.c.id, table.c.version).where(table.c.id.in_(list(latest))))).all())
-        moved = [mid for mid, h in latest.items() if have.get(mid) == h["version"]]
+        seats_t = MatchSeat.__table__
+        now_held = (await session.execute(
+            select(table.c.id, table.c.version, func.count(seats_t.c.seat))
+            .outerjoin(seats_t, seats_t.c.match_id == table.c.id)
+            .where(table.c.id.in_(list(latest))).group_by(table.c.id, table.c.version))).all()
+        moved = [mid for mid, version, n_seats in now_held
+                 if version == latest[mid]["version"] and (mid in seats_changed or n_seats == 0)]
         if moved:
-            seats_t = MatchSeat.__table__
-            await session.execute(delete(seats_t).where(seats_t.c.match_id.in_(moved)))
+            users: dict[str, dict] = {}
             seats = []
             for mid in moved:
                 h = latest[mid]
                 places = (h.get("result") or {}).get("places", {})
-                seats += [dict(match_id=mid, seat=s["seat"],
-                               user_id=s["user"]["id"] if s["user"] else None,
-                               place=places.get(s["seat"])) for s in h["seats"]]
+                for s in h["seats"]:
+                    u = s["user"]
+                    if u and u["id"] not in users:
+                        users[u["id"]] = dict(id=u["id"], name=u["name"], role="player",
+                                              is_guest=True, is_bot=bool(u.get("bot")),
+                                              created_at=_ts(h["created_at"]))
+                    seats.append(dict(match_id=mid, seat=s["seat"],
+                                      user_id=u["id"] if u else None, place=places.get(s["seat"])))
+            if users:
+                await session.execute(
+                    _insert(session, User.__table__).on_conflict_do_nothing(index_elements=["id"]),
+                    list(users.values()))
+            await session.execute(delete(seats_t).where(seats_t.c.match_id.in_(moved)))
             if seats:
                 await session.execute(_insert(session, seats_t), seats)
             for mid in moved:

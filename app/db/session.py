@@ -1,18 +1,30 @@
 """Database engine and migrations."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import orjson
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from app.config import ROOT, Settings
 
 
+def _json_text(value) -> str:
+    """JSON columns as orjson writes them (the history writer serialises options, results and
+    every action's payload; json.dumps was a tenth of its CPU)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # what orjson refuses (integers beyond 64 bits), json still writes
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def make_engine(settings: Settings) -> AsyncEngine:
     url = settings.sqlalchemy_url()
+    json_kw = {"json_serializer": _json_text, "json_deserializer": orjson.loads}
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        engine = create_async_engine(url, connect_args={"timeout": 30}, **json_kw)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _):  # WAL: readers don't block the history writer
@@ -22,7 +34,7 @@ def make_engine(settings: Settings) -> AsyncEngine:
             cur.close()
 
         return engine
-    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, **json_kw)
 
 
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker:

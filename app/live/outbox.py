@@ -8,21 +8,25 @@ process that died are taken over after ``CLAIM_IDLE_MS``. So history is delayed,
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import socket
+import time
 
 from redis.exceptions import ResponseError
 
 from app.db import history
 from app.live import metrics
 from app.live.loops import pause
-from app.live.store import MatchStore
+from app.live.store import MatchStore, loads
 
 log = logging.getLogger("duelhall.outbox")
 GROUP = "history"
 CLAIM_IDLE_MS = 30_000
+# Under load, wait this long after a part-full batch before the next one: fewer, larger
+# transactions (each costs a round trip or five whatever its size). History only trails play.
+GATHER_SECONDS = 0.05
+LAG_EVERY_SECONDS = 1.0
 
 
 class OutboxWorker:
@@ -34,6 +38,10 @@ class OutboxWorker:
         self.batch = batch
         self.consumer = name or f"{socket.gethostname()}-{os.getpid()}"
         self.failures = 0
+        # Own pending entries (read but not acknowledged: a failed write, or a restart under
+        # the same name) are looked for first; after a clean drain there are none.
+        self._pending_possible = True
+        self._lag_at = 0.0
 
     async def ensure_group(self) -> None:
         try:
@@ -46,18 +54,25 @@ class OutboxWorker:
         """Write one batch (own pending entries first, then new ones). Returns entries written.
         Raises if SQL fails; the entries stay pending for the next try."""
         await self.ensure_group()
-        entries = await self._read("0", None)
+        entries = []
+        if self._pending_possible:
+            entries = await self._read("0", None)
+            self._pending_possible = bool(entries)
         if not entries:
             entries = await self._read(">", block_ms)
         if not entries:
             entries = await self._claim_stale()
         if not entries:
             return 0
-        records = [json.loads(fields["data"]) for _, fields in entries]
+        self._pending_possible = True  # until this batch is acknowledged
+        records = [loads(fields["data"]) for _, fields in entries]
         await history.write_batch(self.maker, records)
         ids = [i for i, _ in entries]
-        await self.r.xack(self.stream, GROUP, *ids)
-        await self.r.xdel(self.stream, *ids)
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.xack(self.stream, GROUP, *ids)
+            pipe.xdel(self.stream, *ids)
+            await pipe.execute()
+        self._pending_possible = False
         metrics.OUTBOX_WRITTEN.inc(len(ids))
         return len(ids)
 
@@ -98,11 +113,15 @@ class OutboxWorker:
         while not stop.is_set():
             try:
                 n = await self.drain_once()
-                metrics.OUTBOX_LAG.set(await self.lag())
+                if time.monotonic() - self._lag_at >= LAG_EVERY_SECONDS:
+                    self._lag_at = time.monotonic()
+                    metrics.OUTBOX_LAG.set(await self.lag())
                 backoff = 0.5
                 self.failures = 0
                 if n == 0:
                     await pause(stop, 0.1)
+                elif n < self.batch:
+                    await pause(stop, GATHER_SECONDS)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # SQL (or Redis) unavailable: keep the entries, retry

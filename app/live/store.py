@@ -352,10 +352,10 @@ class MatchStore:
             doc["seats"].sort(key=lambda s: s["seat"])
             doc["version"] += 1
             events = [event("joined", seat=seat, name=user["name"])]
-            history = [self._history(doc, "match")]
             if doc["fixed_seats"] and len(doc["seats"]) == doc["fixed_seats"]:
                 events += self._start(doc)
-            return Change(doc, events, history)
+            # After the start, so SQL sees the match live (with started_at) at this version.
+            return Change(doc, events, [self._history(doc, "match")])
 
         return (await self.mutate(mid, compute)).doc
 

@@ -245,6 +245,44 @@ async def test_history_survives_sql_outage_and_replays(stores, settings, tmp_pat
     await engine.dispose()
 
 
+async def test_history_written_in_any_order_is_the_same(stores, settings):
+    """Several writers may commit batches out of order: whatever the order, SQL ends with the
+    same match row, seats (with places) and actions. A live move's batch writes no seats, so
+    this also checks that the seats come from the lobby records, or from a move's header
+    when its batch happens to be the first to reach SQL."""
+    store = stores[0]
+    doc = await live_duell(store, {"duels_to_win": 1})
+    final = await _play_to_end(store, doc["id"])
+    entries = await store.r.xrange(store.k.outbox)
+    records = [json.loads(f["data"]) for _, f in entries if json.loads(f["data"])["match"]["id"] == doc["id"]]
+    lobby = [r for r in records if r["kind"] == "match"]
+    moves = [r for r in records if r["kind"] != "match"]
+    assert len(lobby) == 2 and len(moves) == final["steps"]  # created; joined and started
+    assert lobby[1]["match"]["status"] == "live" and lobby[1]["match"]["started_at"]
+    engine = make_engine(settings)
+    maker = sessionmaker(engine)
+    try:
+        # Out of order: the middle moves first (no seats yet: they come from a move's header),
+        # then the lobby records (older: ignored), then the rest, the finish last but one.
+        mid_moves, last = moves[1:-1], moves[-1]
+        await history.write_batch(maker, mid_moves[len(mid_moves) // 2:])
+        early = await history.match_record(maker, doc["id"])
+        assert [s["user"]["name"] for s in early["seats"]] == ["Ann", "Bob"]
+        assert [s["place"] for s in early["seats"]] == [None, None]
+        await history.write_batch(maker, lobby)
+        await history.write_batch(maker, [last])
+        await history.write_batch(maker, [moves[0]] + mid_moves[: len(mid_moves) // 2])
+        record = await history.match_record(maker, doc["id"])
+    finally:
+        await engine.dispose()
+    assert record["status"] == "finished" and record["version"] == final["version"]
+    assert [a["version"] for a in record["actions"]] == sorted(r["match"]["version"] for r in moves)
+    places = final["result"]["places"]
+    assert {s["seat"]: s["place"] for s in record["seats"]} == places
+    assert [s["user"]["id"] for s in record["seats"]] == [ANN["id"], BOB["id"]]
+    assert json.dumps(replay_record(record), sort_keys=True) == json.dumps(final["state"], sort_keys=True)
+
+
 async def test_combat_clock_plays_for_a_seat_that_left(stores, fake_clock):
     store = stores[0]
     cy = {"id": "u_cy", "name": "Cy"}
