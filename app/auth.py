@@ -117,6 +117,16 @@ async def authenticate(token: str | None, svc, decoded: User | None = None) -> U
     return user
 
 
+def standing_guard(svc, user: User):
+    """What :func:`authenticate` checks in Redis, as a guard the match store checks inside the
+    write itself (``app.live.store.CAS_LUA``): a socket's action then needs no round trip of its
+    own for it. When the guard refuses, call :func:`authenticate` for the reason."""
+    from app.live.store import Guard
+
+    return Guard(status_key(svc, user.id), revoked_key(svc, user.jti or "-"), user.gen,
+                 not user.guest)
+
+
 async def revoke(svc, user: User) -> None:
     """Sign this token out until it would have expired anyway."""
     ttl = max(1, user.exp - int(time.time()))

@@ -16,11 +16,12 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from redis.exceptions import RedisError
 
-from app.auth import User, authenticate, decode_token
+from app.auth import User, authenticate, decode_token, standing_guard
 from app import logs
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
+from app.live.store import StandingChanged
 from app.services import ws_services
 
 router = APIRouter()
@@ -106,6 +107,26 @@ def _explain(err: ValidationError) -> str:
     if e["type"] == "missing":
         return f"Missing field '{where.split('.')[-1]}'."
     return f"Invalid message: {where} {e.get('msg', '')}".strip() + "."
+
+
+async def act(svc, match_id: str, token: str, claims: User, user: User, m: ActionMsg):
+    """Perform a socket's action. The user's standing is re-checked on every action, so a
+    suspension or sign-out takes effect at once: inside the store's write (no round trip of
+    its own), and in full, to say why, when that check refuses or the action is refused."""
+    if claims.exp <= time.time():
+        await authenticate(token, svc, decoded=claims)  # raises: the session has expired
+    guard = standing_guard(svc, claims)
+    for _ in range(2):
+        try:
+            return await service.perform(svc, match_id, user, m.action, m.client_seq, m.version, guard)
+        except StandingChanged:
+            # Raises when signed out or suspended; else (an account whose status was not
+            # cached) it caches the status from SQL and the action is tried once more.
+            await authenticate(token, svc, decoded=claims)
+        except ApiError:
+            await authenticate(token, svc, decoded=claims)  # a standing problem comes first
+            raise
+    raise ApiError("unavailable", "Your account could not be checked; try again.", 503)
 
 
 @router.websocket("/ws/matches/{match_id}")
@@ -218,9 +239,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
                     await fail("forbidden", "Spectators cannot act; sign in and take a seat.", m.client_seq)
                     continue
                 try:
-                    # Re-checked per action: a suspension or sign-out takes effect at once.
-                    user = await authenticate(token, svc, decoded=claims)
-                    change = await service.perform(svc, match_id, user, m.action, m.client_seq, m.version)
+                    change = await act(svc, match_id, token, claims, user, m)
                 except ApiError as e:
                     await fail(e.code, e.message, m.client_seq)
                     continue

@@ -19,19 +19,21 @@ from app import logs
 from app.auth import User
 from app.errors import ApiError
 from app.live import metrics
-from app.live.store import Change
+from app.live.store import Change, Guard
 from app.live.views import render, viewer_for
 
 log = logging.getLogger("duelhall.actions")
 
 
 async def perform(svc, match_id: str, user: User, action, client_seq: int | None = None,
-                  version: int | None = None) -> Change:
+                  version: int | None = None, guard: Guard | None = None) -> Change:
+    """``guard``: check the user's standing inside the write (see ``app.auth.standing_guard``);
+    raises ``StandingChanged`` when that check refuses."""
     t0 = time.perf_counter()
     logs.match_id_var.set(match_id)
     logs.user_id_var.set(user.id)
     try:
-        change = await svc.store.act(match_id, user.id, action, client_seq, version)
+        change = await svc.store.act(match_id, user.id, action, client_seq, version, guard)
     except ApiError as e:
         # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
         log.info("action refused", extra={"code": e.code})

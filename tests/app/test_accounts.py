@@ -147,3 +147,63 @@ def test_create_admin_cli(settings):
     assert "now an admin" in asyncio.run(create_admin(settings, "chief", "a long password"))
     with pytest.raises(ValueError):
         asyncio.run(create_admin(settings, "Chief2", "short"))
+
+
+def test_standing_is_checked_on_every_socket_action(client):
+    """A socket's actions are checked inside the store's write (app.auth.standing_guard): an
+    account whose cached status has expired still plays (the status is reloaded from SQL);
+    a suspension, a password change elsewhere, or signing out stops the next action, and
+    nothing is written."""
+    from app.auth import status_key
+
+    admin = account(client, "Warden", role="admin")
+    ann, bob = account(client, "Ines"), account(client, "Joao")
+    svc = client.app.state.services
+    r = client.post("/api/matches", json={"game": "duell", "options": {}}, headers=ann["headers"])
+    mid = r.json()["id"]
+    assert client.post(f"/api/matches/{mid}/join", headers=bob["headers"]).json()["status"] == "live"
+    players = {"A": ann, "B": bob}
+
+    def mover():
+        v = client.get(f"/api/matches/{mid}/view", headers=ann["headers"]).json()
+        seat = v["pending"][0]
+        w = client.get(f"/api/matches/{mid}/view", headers=players[seat]["headers"]).json()
+        return players[seat], w
+
+    def act_on_socket(player, view, seq):
+        with client.websocket_connect(f"/ws/matches/{mid}?token={player['token']}") as ws:
+            assert ws.receive_json()["type"] == "view"
+            ws.send_json({"type": "action", "action": view["legal"][0], "client_seq": seq})
+            while True:
+                msg = ws.receive_json()
+                if msg["type"] in ("ack", "error"):
+                    return msg
+
+    # The status cache of the mover is gone (expired): the action still goes through.
+    p, v = mover()
+    client.portal.call(svc.redis.delete, status_key(svc, p["user"]["id"]))
+    msg = act_on_socket(p, v, 1)
+    assert msg["type"] == "ack" and msg["version"] == v["version"] + 1
+    assert client.portal.call(svc.redis.get, status_key(svc, p["user"]["id"])) is not None
+
+    # Suspended between two actions: refused with the reason, nothing written.
+    p, v = mover()
+    with client.websocket_connect(f"/ws/matches/{mid}?token={p['token']}") as ws:
+        assert ws.receive_json()["type"] == "view"
+        client.post(f"/api/admin/users/{p['user']['id']}/suspend", json={"reason": "abuse"},
+                    headers=admin["headers"])
+        ws.send_json({"type": "action", "action": v["legal"][0], "client_seq": 2})
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["code"] == "suspended"
+    assert client.get(f"/api/matches/{mid}/view", headers=admin["headers"]).json()["version"] == v["version"]
+    client.post(f"/api/admin/users/{p['user']['id']}/restore", headers=admin["headers"])
+
+    # Signed out on another device (this token revoked): the open socket's next action is refused.
+    p, v = mover()
+    with client.websocket_connect(f"/ws/matches/{mid}?token={p['token']}") as ws:
+        assert ws.receive_json()["type"] == "view"
+        assert client.post("/api/auth/logout", headers=p["headers"]).status_code == 204
+        ws.send_json({"type": "action", "action": v["legal"][0], "client_seq": 3})
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["code"] == "unauthorized"
+    assert client.get(f"/api/matches/{mid}/view", headers=admin["headers"]).json()["version"] == v["version"]
