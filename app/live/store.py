@@ -31,20 +31,24 @@ from app.errors import ApiError
 from games.base import GameError, event, seat_names
 from games.registry import get_game
 
-# Events kept per match for resuming clients; older ones are in SQL history.
-EVENTS_KEPT = 100
+# Event batches kept per match for resuming clients (a change is one batch). A client away
+# for longer gets the whole current view with the newest 32 batches; older ones are in SQL
+# history. (100 made a live Duell match cost ~20 KiB of Redis, 32 about 7.)
+EVENTS_KEPT = 32
 MAX_CAS_RETRIES = 100
 # Per seat, the last actions with their client_seq: enough to tell a retry from a reuse.
 RECENT_ACTIONS_KEPT = 8
 # Raw documents kept per process for the one-round-trip compare-and-set.
 RAW_CACHE_SIZE = 4096
 
-# Compare-and-set: ARGV[1] is the document as read, ARGV[2] a JSON list of the commands that
-# make the change ([CMD, arg, ...], all strings). If the stored document is not ARGV[1] any
-# more, nothing is written and the current one comes back for a retry.
+# Compare-and-set: ARGV[1] is the document as read, ARGV[2] the new document, ARGV[3] a JSON
+# list of the other commands that make the change ([CMD, arg, ...], all strings; the document
+# travels on its own, so it is not escaped into that list and decoded again). If the stored
+# document is not ARGV[1] any more, nothing is written and the current one comes back for a
+# retry.
 #
 # With a guard (``Guard``: KEYS[2] the acting user's status, KEYS[3] their token's sign-out mark,
-# ARGV[3] the token's generation, ARGV[4] "1" for an account), the user's standing is checked in
+# ARGV[4] the token's generation, ARGV[5] "1" for an account), the user's standing is checked in
 # the same step, before anything else: signed out, suspended, or a token from before a password
 # change returns {2}, as does an account whose status is not cached (the caller looks it up in
 # SQL). That saves a socket's every action a round trip of its own for the check.
@@ -56,10 +60,10 @@ if #KEYS > 1 then
   local st = redis.call('GET', KEYS[2])
   if st then
     local s = cjson.decode(st)
-    if s['suspended'] or tonumber(s['gen']) ~= tonumber(ARGV[3]) then
+    if s['suspended'] or tonumber(s['gen']) ~= tonumber(ARGV[4]) then
       return {2, false}
     end
-  elseif ARGV[4] == '1' then
+  elseif ARGV[5] == '1' then
     return {2, false}
   end
 end
@@ -67,7 +71,8 @@ local cur = redis.call('GET', KEYS[1])
 if cur ~= ARGV[1] then
   return {0, cur or false}
 end
-for _, c in ipairs(cjson.decode(ARGV[2])) do
+redis.call('SET', KEYS[1], ARGV[2])
+for _, c in ipairs(cjson.decode(ARGV[3])) do
   redis.call(unpack(c))
 end
 return {1, false}
@@ -299,8 +304,9 @@ class MatchStore:
                 return change
             commands = _Commands()
             self._queue_write(commands, change)
-            new_raw = commands.out[0][2]  # _queue_write's first command stores the document
-            ok, current = await self._cas(keys=keys, args=[raw, dumps(commands.out), *extra])
+            # _queue_write's first command stores the document: the script does that itself.
+            (_, _, new_raw), rest = commands.out[0], commands.out[1:]
+            ok, current = await self._cas(keys=keys, args=[raw, new_raw, dumps(rest), *extra])
             if ok == 1:
                 self._remember(mid, new_raw)
                 return change

@@ -327,3 +327,21 @@ async def test_hub_resync_sends_what_a_lost_notice_would_have(stores):
     await asyncio.gather(*hub._pushers.values())
     assert conn.last_seq == moved.doc["version"]
     assert json.loads(sock.sent[-1])["version"] == moved.doc["version"]
+
+
+async def test_kept_events_are_the_newest_changes_contiguous(stores):
+    """Resuming clients get the events of the newest EVENTS_KEPT changes, one batch per
+    version, newest last (what docs/protocol.md promises under `resume`)."""
+    from app.live.store import EVENTS_KEPT
+
+    store = stores[0]
+    doc = await live_duell(store)
+    for _ in range(EVENTS_KEPT + 8):
+        d = await store.load(doc["id"])
+        seat, legal, uid = mover_and_legal(d)
+        await store.act(doc["id"], uid, legal[0])
+    d = await store.load(doc["id"])
+    batches = await store.events_since(doc["id"], 0)
+    assert [b["version"] for b in batches] == list(range(d["version"] - EVENTS_KEPT + 1, d["version"] + 1))
+    assert [b["version"] for b in await store.events_since(doc["id"], d["version"] - 3)] == \
+        [d["version"] - 2, d["version"] - 1, d["version"]]
