@@ -130,7 +130,11 @@ async def act(svc, match_id: str, token: str, claims: User, user: User, m: Actio
 
 
 @router.websocket("/ws/matches/{match_id}")
-async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
+async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, ack: str | None = None):
+    """``ack=view``: the client takes the view its action caused (which carries the seat's
+    ``client_seq``) as the acknowledgment, so no separate ``ack`` frame is sent when that view
+    has gone out; a duplicate, or a view that could not be sent, is still acknowledged. One
+    frame fewer per action for the server to write and the client to read."""
     svc = ws_services(ws)
     settings = svc.settings
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), settings.allowed_origins):
@@ -172,6 +176,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
     logs.match_id_var.set(match_id)
     logs.user_id_var.set(user.id if user else None)
     conn = Conn(ws, match_id, user.id if user else None)
+    ack_by_view = ack == "view"
     bucket = TokenBucket(settings.ws_rate_per_second, settings.ws_burst)
     refused_in_a_row = 0
     try:
@@ -246,6 +251,9 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None):
                 except STORE_DOWN:
                     await fail("unavailable", UNAVAILABLE, m.client_seq)
                     continue
+                if (ack_by_view and m.client_seq is not None and change.write
+                        and conn.last_seq >= change.doc["version"]):
+                    continue  # the view this socket got says it: client_seq covers the action
                 await conn.send({"type": "ack", "client_seq": m.client_seq,
                                  "version": change.doc["version"], "duplicate": change.duplicate})
     except WebSocketDisconnect:

@@ -4,7 +4,7 @@ and no Redis, no engine, no SQL, no validation.
 
 Each match is a pair of sockets in this process's memory. An action message bumps the pair's
 version and broadcasts a view of the same size and shape as Duelhall's to both sockets, then
-acks the sender: the same messages, sizes and order the real server produces, with nothing
+acks the sender (unless the socket asked for ``ack=view``): the same messages, sizes and order the real server produces, with nothing
 behind them. Seats alternate (A, B, A, ...) and a match finishes after ``ECHO_MATCH_ACTIONS``
 actions (230, about a Duell match to 9 duels), so the client's match turnover is the same.
 
@@ -112,7 +112,7 @@ async def join(mid: str):
 
 
 @app.websocket("/ws/matches/{mid}")
-async def pair_socket(ws: WebSocket, mid: str, token: str | None = None):
+async def pair_socket(ws: WebSocket, mid: str, token: str | None = None, ack: str | None = None):
     await ws.accept()
     p = pairs.get(mid)
     if p is None:
@@ -140,8 +140,9 @@ async def pair_socket(ws: WebSocket, mid: str, token: str | None = None):
                     await sock.send_text(p.view(s))
                 except Exception:
                     p.socks.pop(s, None)
-            await ws.send_text(dumps({"type": "ack", "client_seq": data.get("client_seq"),
-                                      "version": p.version, "duplicate": False}))
+            if ack != "view":  # as Duelhall: with ?ack=view the view is the acknowledgment
+                await ws.send_text(dumps({"type": "ack", "client_seq": data.get("client_seq"),
+                                          "version": p.version, "duplicate": False}))
     except WebSocketDisconnect:
         pass
     finally:

@@ -99,6 +99,9 @@ def parse_args(argv=None, baseline_default=False) -> argparse.Namespace:
     p.add_argument("--deflate", action="store_true",
                    help="permessage-deflate on (the app's WS_DEFLATE default is off): server "
                         "flag on and clients offer it")
+    p.add_argument("--ack-frames", action="store_true",
+                   help="ask for a separate ack frame per action (the default socket asks for "
+                        "ack=view: the action's view is its acknowledgment, as static/ws.js does)")
     p.add_argument("--no-deflate", action="store_true",
                    help="(the default) no permessage-deflate; kept for old command lines")
     p.add_argument("--app-root", default=str(ROOT),
@@ -495,6 +498,7 @@ class Config:
         self.actions_per_match = args.actions_per_match
         self.placement = args.placement
         self.compression = "deflate" if args.deflate else None
+        self.ack_frames = args.ack_frames
         self.nice = args.nice
 
 
@@ -578,9 +582,11 @@ class Lane:
             return
         stats.matches_started += 1
 
+        ack_param = "" if run.cfg.ack_frames else "&ack=view"
+
         def ws_url(seat):
             return (self.url[seat].replace("http://", "ws://", 1)
-                    + f"/ws/matches/{mid}?token={self.tokens[seat]}")
+                    + f"/ws/matches/{mid}?token={self.tokens[seat]}" + ack_param)
 
         socks = await asyncio.gather(
             *(connect(ws_url(s), compression=run.cfg.compression, proxy=None, open_timeout=30,

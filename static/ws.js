@@ -26,7 +26,9 @@ const BACKOFF_MAX_MS = 8000;
 
 export function matchSocketUrl(matchId, token, loc = globalThis.location) {
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
-  const q = token ? `?token=${encodeURIComponent(token)}` : '';
+  // ack=view: the view an action causes (its client_seq) settles the action (see _onView), so
+  // the server sends no separate ack frame for it; repeats are still acked.
+  const q = token ? `?token=${encodeURIComponent(token)}&ack=view` : '';
   return `${proto}//${loc.host}/ws/matches/${encodeURIComponent(matchId)}${q}`;
 }
 

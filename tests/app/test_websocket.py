@@ -45,6 +45,25 @@ def test_view_on_connect_then_action_ack_and_both_views(client):
         assert other_view["client_seq"] == 0 and pushed[-1]["client_seq"] == 1
 
 
+def test_ack_by_view_sends_no_separate_ack_for_a_move_but_still_for_a_repeat(client):
+    """``?ack=view``: the view caused by the action (its ``client_seq``) is the acknowledgment;
+    a repeat (nothing new to view) still gets an ``ack``."""
+    mid, p = duell_match(client)
+    mover = view(client, mid, p["A"])["pending"][0]
+    with client.websocket_connect(f"/ws/matches/{mid}?token={p[mover]['token']}&ack=view") as ws:
+        v = ws.receive_json()
+        action = v["legal"][0]
+        ws.send_json({"type": "action", "action": action, "client_seq": 1})
+        after = ws.receive_json()
+        assert after["type"] == "view" and after["version"] == v["version"] + 1
+        assert after["client_seq"] == 1
+        ws.send_json({"type": "action", "action": action, "client_seq": 1})  # a retry
+        again = ws.receive_json()  # no ack frame came between: the next frame answers the retry
+        assert again == {"type": "ack", "client_seq": 1, "version": after["version"], "duplicate": True}
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json()["type"] == "pong"
+
+
 def test_repeated_client_seq_is_not_applied_twice(client):
     mid, p = duell_match(client)
     mover = view(client, mid, p["A"])["pending"][0]
