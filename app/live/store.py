@@ -32,12 +32,12 @@ from games.base import GameError, event, seat_names
 from games.registry import get_game
 
 # Event batches kept per match for resuming clients (a change is one batch). A client away
-# for longer gets the whole current view with the newest 32 batches; older ones are in SQL
-# history. (100 made a live Duell match cost ~20 KiB of Redis, 32 about 7.)
-EVENTS_KEPT = 32
+# for longer gets the whole current view with the newest 16 batches; older ones are in SQL
+# history. (100 made a live Duell match cost ~20 KiB of Redis; 16 keeps it under 8.)
+EVENTS_KEPT = 16
 MAX_CAS_RETRIES = 100
 # Per seat, the last actions with their client_seq: enough to tell a retry from a reuse.
-RECENT_ACTIONS_KEPT = 8
+RECENT_ACTIONS_KEPT = 4
 # Raw documents kept per process for the one-round-trip compare-and-set.
 RAW_CACHE_SIZE = 4096
 
@@ -251,7 +251,7 @@ class MatchStore:
         return [loads(r) for r in raws if r]
 
     async def events_since(self, mid: str, since: int) -> list[dict]:
-        """Event batches with version > since, oldest first (each: {version, at, events})."""
+        """Event batches with version > since, oldest first (each: {version, events})."""
         raws = await self.r.lrange(self.k.events(mid), 0, -1)
         batches = [loads(r) for r in raws]
         return [b for b in batches if b["version"] > since]
@@ -324,7 +324,7 @@ class MatchStore:
         if doc["status"] in ("finished", "aborted"):
             pipe.expire(k.match(mid), self.finished_ttl)
             pipe.expire(k.events(mid), self.finished_ttl)
-        batch = {"version": doc["version"], "at": now(), "events": change.events}
+        batch = {"version": doc["version"], "events": change.events}
         pipe.rpush(k.events(mid), dumps(batch))
         pipe.ltrim(k.events(mid), -EVENTS_KEPT, -1)
         for rec in change.history:
