@@ -64,6 +64,11 @@ class Hub:
         # pub/sub notice for that version then needs no reload (see notify).
         self._local: dict[str, int] = {}
         self._pushers: dict[str, asyncio.Task] = {}
+        # Writes this process has under way per match, and the newest notice that arrived
+        # meanwhile: a notice can beat the writer's own reply from the store (both come from
+        # the same script), and is then its own write, which push_doc is about to deliver.
+        self._writing: dict[str, int] = {}
+        self._held: dict[str, int] = {}
         self._listener: asyncio.Task | None = None
         self._sub_lock = asyncio.Lock()
         self._stopping = False
@@ -136,7 +141,27 @@ class Hub:
         if any(c.last_seq < doc["version"] and not c.closed for c in self.conns.get(mid, ())):
             self._schedule(mid)
 
+    @contextlib.contextmanager
+    def writing(self, match_id: str):
+        """Around a local write and its push_doc: notices for the match are held until the
+        write is done, then looked at again (most turn out to be the write itself)."""
+        self._writing[match_id] = self._writing.get(match_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._writing[match_id] - 1
+            if left:
+                self._writing[match_id] = left
+            else:
+                del self._writing[match_id]
+                held = self._held.pop(match_id, None)
+                if held is not None:
+                    self.notify(match_id, held)
+
     def notify(self, match_id: str, version: int) -> None:
+        if match_id in self._writing:
+            self._held[match_id] = max(version, self._held.get(match_id, 0))
+            return
         group = self.conns.get(match_id)
         if not group or version <= self._local.get(match_id, 0):
             return  # our own write: push_doc delivers it (or already has)
@@ -187,7 +212,12 @@ class Hub:
                 await c._send_now(rendered[key])
                 c.last_seq = doc["version"]
 
-        await asyncio.gather(*(deliver(c) for c in group))
+        # One after another, players before spectators: a send only waits when that client has
+        # stopped reading (its buffer is full), and then for SEND_TIMEOUT once, after which the
+        # socket is dropped. (gather made two tasks per change, a cost paid on every move.)
+        group.sort(key=lambda c: viewer_for(doc, c.user_id)[0] is None)
+        for c in group:
+            await deliver(c)
 
     def resync(self) -> None:
         """Look again at every match this process has sockets for: after the pub/sub link was

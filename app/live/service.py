@@ -32,16 +32,18 @@ async def perform(svc, match_id: str, user: User, action, client_seq: int | None
     t0 = time.perf_counter()
     logs.match_id_var.set(match_id)
     logs.user_id_var.set(user.id)
-    try:
-        change = await svc.store.act(match_id, user.id, action, client_seq, version, guard)
-    except ApiError as e:
-        # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
-        log.info("action refused", extra={"code": e.code})
-        raise
+    with svc.hub.writing(match_id):
+        try:
+            change = await svc.store.act(match_id, user.id, action, client_seq, version, guard)
+        except ApiError as e:
+            # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
+            log.info("action refused", extra={"code": e.code})
+            raise
+        if change.write:
+            metrics.ACTIONS.labels(change.doc["game"]).inc()
+            metrics.ACTION_LATENCY.observe(time.perf_counter() - t0)
+            await svc.hub.push_doc(change.doc, change.events)
     if change.write:
-        metrics.ACTIONS.labels(change.doc["game"]).inc()
-        metrics.ACTION_LATENCY.observe(time.perf_counter() - t0)
-        await svc.hub.push_doc(change.doc, change.events)
         await after_change(svc, change.doc)
     return change
 

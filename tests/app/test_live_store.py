@@ -329,6 +329,86 @@ async def test_hub_resync_sends_what_a_lost_notice_would_have(stores):
     assert json.loads(sock.sent[-1])["version"] == moved.doc["version"]
 
 
+async def test_hub_holds_notices_during_its_own_write(stores):
+    """A notice that beats the writer's own reply (both come from one script) is held while
+    the write is under way: its own version costs no reload; a newer one from elsewhere is
+    delivered once the write is done."""
+    from app.live.hub import Conn, Hub
+
+    class FakeSocket:
+        def __init__(self):
+            self.sent: list[str] = []
+
+        async def send_text(self, text: str) -> None:
+            self.sent.append(text)
+
+    store = stores[0]
+    doc = await live_duell(store)
+    hub = Hub(store, store.r)
+    sock = FakeSocket()
+    conn = Conn(sock, doc["id"], ANN["id"])
+    hub.conns[doc["id"]] = {conn}
+    conn.last_seq = doc["version"]
+    seat, legal, uid = mover_and_legal(doc)
+    with hub.writing(doc["id"]):
+        change = await store.act(doc["id"], uid, legal[0])
+        hub.notify(doc["id"], change.doc["version"])  # the notice arrives first
+        assert not hub._pushers, "held, not a reload of the match"
+        await hub.push_doc(change.doc, change.events)
+    assert not hub._pushers and conn.last_seq == change.doc["version"] and len(sock.sent) == 1
+
+    # A newer change by another process arrives while this process writes (and fails).
+    d = await store.load(doc["id"])
+    seat, legal, uid = mover_and_legal(d)
+    other = await stores[1].act(doc["id"], uid, legal[0])
+    with pytest.raises(ApiError):
+        with hub.writing(doc["id"]):
+            hub.notify(doc["id"], other.doc["version"])
+            assert not hub._pushers
+            await store.act(doc["id"], "u_nobody", legal[0])  # refused: not seated
+    assert hub._pushers, "looked at once the write is over"
+    await asyncio.gather(*hub._pushers.values())
+    assert conn.last_seq == other.doc["version"]
+    assert json.loads(sock.sent[-1])["version"] == other.doc["version"]
+
+
+async def test_a_client_that_stops_reading_is_dropped_and_delays_nobody_twice(stores, monkeypatch):
+    """A spectator whose send never completes (a full buffer) costs the players one
+    SEND_TIMEOUT at most: the players get their views first, the stuck socket is dropped."""
+    from app.live import hub as hub_mod
+    from app.live.hub import Conn, Hub
+
+    monkeypatch.setattr(hub_mod, "SEND_TIMEOUT", 0.2)
+
+    class Socket:
+        def __init__(self, stuck=False):
+            self.sent, self.stuck, self.tries = [], stuck, 0
+
+        async def send_text(self, text: str) -> None:
+            self.tries += 1
+            if self.stuck:
+                await asyncio.Event().wait()
+            self.sent.append(text)
+
+    store = stores[0]
+    doc = await live_duell(store)
+    hub = Hub(store, store.r)
+    stuck = Conn(Socket(stuck=True), doc["id"], None)
+    ann = Conn(Socket(), doc["id"], ANN["id"])
+    hub.conns[doc["id"]] = {stuck, ann}
+    for c in (stuck, ann):
+        c.last_seq = doc["version"]
+    for _ in range(2):
+        d = await store.load(doc["id"])
+        seat, legal, uid = mover_and_legal(d)
+        change = await store.act(doc["id"], uid, legal[0])
+        await hub.push_doc(change.doc, change.events)
+        assert ann.last_seq == change.doc["version"], "the player got the view"
+        assert stuck.closed
+    assert len(ann.ws.sent) == 2 and not stuck.ws.sent
+    assert stuck.ws.tries == 1, "a dropped socket is not waited for again"
+
+
 async def test_kept_events_are_the_newest_changes_contiguous(stores):
     """Resuming clients get the events of the newest EVENTS_KEPT changes, one batch per
     version, newest last (what docs/protocol.md promises under `resume`)."""
