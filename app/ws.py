@@ -109,13 +109,12 @@ def _explain(err: ValidationError) -> str:
     return f"Invalid message: {where} {e.get('msg', '')}".strip() + "."
 
 
-async def act(svc, match_id: str, token: str, claims: User, user: User, m: ActionMsg):
+async def act(svc, match_id: str, token: str, claims: User, user: User, m: ActionMsg, guard):
     """Perform a socket's action. The user's standing is re-checked on every action, so a
     suspension or sign-out takes effect at once: inside the store's write (no round trip of
     its own), and in full, to say why, when that check refuses or the action is refused."""
     if claims.exp <= time.time():
         await authenticate(token, svc, decoded=claims)  # raises: the session has expired
-    guard = standing_guard(svc, claims)
     for _ in range(2):
         try:
             return await service.perform(svc, match_id, user, m.action, m.client_seq, m.version, guard)
@@ -177,6 +176,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, a
     logs.user_id_var.set(user.id if user else None)
     conn = Conn(ws, match_id, user.id if user else None)
     ack_by_view = ack == "view"
+    guard = standing_guard(svc, claims) if claims else None  # the same for every action
     bucket = TokenBucket(settings.ws_rate_per_second, settings.ws_burst)
     refused_in_a_row = 0
     try:
@@ -244,7 +244,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, a
                     await fail("forbidden", "Spectators cannot act; sign in and take a seat.", m.client_seq)
                     continue
                 try:
-                    change = await act(svc, match_id, token, claims, user, m)
+                    change = await act(svc, match_id, token, claims, user, m, guard)
                 except ApiError as e:
                     await fail(e.code, e.message, m.client_seq)
                     continue
