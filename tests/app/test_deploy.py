@@ -132,6 +132,13 @@ def test_balancer_finds_new_replicas_and_passes_the_host_with_its_port():
     assert "proxy_set_header Connection $connection_upgrade" in ws_block
     timeout = re.search(r"proxy_read_timeout (\d+)s;", ws_block)
     assert timeout and int(timeout.group(1)) >= 60  # longer than the clients' 20 s pings
+    # Both players' sockets of a match reach the same replica (hash of the match id).
+    assert "proxy_pass http://duelhall_ws;" in ws_block
+    ws_up = conf[conf.index("upstream duelhall_ws"):conf.index("}", conf.index("upstream duelhall_ws"))]
+    assert "hash $match_route consistent;" in ws_up and "resolve" in ws_up and "zone " in ws_up
+    route = re.search(r"map \$uri \$match_route \{(.*?)\}", conf, re.S).group(1)
+    pattern = re.search(r"~(\S+)\s+\$mid;", route).group(1).replace("(?<mid>", "(?P<mid>")
+    assert re.match(pattern, "/ws/matches/ab12cd34ef56").group("mid") == "ab12cd34ef56"
 
 
 def test_balancer_body_limit_matches_the_app():
