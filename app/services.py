@@ -15,6 +15,7 @@ from app.db.session import make_engine, sessionmaker
 from app.live import clocks
 from app.live.hub import Hub
 from app.live.outbox import OutboxWorker
+from app.live.multiplex import MultiplexedRedis
 from app.live.redis import make_redis
 from app.live.store import MatchStore
 
@@ -39,7 +40,8 @@ class Services:
     @classmethod
     def build(cls, settings: Settings) -> "Services":
         redis = make_redis(settings)
-        store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds)
+        line = MultiplexedRedis(settings.redis_url) if settings.redis_url else None
+        store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds, line)
         engine = make_engine(settings)
         maker = sessionmaker(engine)
         return cls(
@@ -99,6 +101,8 @@ class Services:
             await asyncio.wait_for(self.outbox.drain_all(), 5)
         await self.hub.stop()
         await self.engine.dispose()
+        with contextlib.suppress(Exception):
+            await self.store.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 

@@ -221,13 +221,31 @@ def seat_of(doc: dict, user_id: str) -> str | None:
 
 
 class MatchStore:
-    def __init__(self, redis: aioredis.Redis, prefix: str = "dh:", finished_ttl: int = 86400):
+    def __init__(self, redis: aioredis.Redis, prefix: str = "dh:", finished_ttl: int = 86400,
+                 line=None):
+        """``line``: a ``MultiplexedRedis`` on the same server for the hot path (the
+        compare-and-set and document reads); without one (embedded mode) redis-py does it."""
         self.r = redis
         self.k = Keys(prefix)
         self.finished_ttl = finished_ttl
-        self._cas = redis.register_script(CAS_LUA)
+        self.line = line
+        self._cas_script = redis.register_script(CAS_LUA)
         # match id -> the raw document last written or read here (insertion-ordered: LRU-ish).
         self._raw: dict[str, str] = {}
+
+    async def _get(self, key: str) -> str | None:
+        if self.line is not None:
+            return await self.line.get(key)
+        return await self.r.get(key)
+
+    async def _cas(self, keys: list[str], args: list[str]):
+        if self.line is not None:
+            return await self.line.run_script(CAS_LUA, keys, args)
+        return await self._cas_script(keys=keys, args=args)
+
+    async def close(self) -> None:
+        if self.line is not None:
+            await self.line.aclose()
 
     def _remember(self, mid: str, raw: str) -> None:
         self._raw.pop(mid, None)
@@ -237,7 +255,7 @@ class MatchStore:
 
     # ------------------------------------------------------------------ reading
     async def load(self, mid: str) -> dict:
-        raw = await self.r.get(self.k.match(mid))
+        raw = await self._get(self.k.match(mid))
         if raw is None:
             self._raw.pop(mid, None)
             raise ApiError("not_found", "There is no match with that id.")
@@ -278,7 +296,7 @@ class MatchStore:
         raw = self._raw.get(mid)
         verified = raw is None  # a cached copy may be stale until Redis has confirmed it
         if raw is None:
-            raw = await self.r.get(key)
+            raw = await self._get(key)
         for _ in range(MAX_CAS_RETRIES):
             if raw is None:
                 self._raw.pop(mid, None)
@@ -292,7 +310,7 @@ class MatchStore:
                 change = None
             if change is None or not change.write:
                 if not verified:
-                    fresh = await self.r.get(key)
+                    fresh = await self._get(key)
                     verified = True
                     if fresh != raw:
                         raw = fresh
