@@ -21,7 +21,7 @@ from app import logs
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
-from app.live.store import StandingChanged
+from app.live.store import StandingChanged, loads
 from app.services import ws_services
 
 router = APIRouter()
@@ -216,7 +216,7 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, a
                 await fail("too_large", f"Messages are limited to {settings.max_message_bytes} bytes.")
                 continue
             try:
-                data = json.loads(text)
+                data = loads(text)
             except (ValueError, RecursionError):  # RecursionError: "[[[[...", nested too deep
                 await fail("invalid_message", "That message is not valid JSON.")
                 continue

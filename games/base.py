@@ -260,9 +260,10 @@ class Game:
 
     def apply(self, state: State, seat: str, action: Action, *, copy: bool = True
               ) -> tuple[State, list[Event]]:
-        """``copy=False`` mutates ``state`` in place: only for simulations (bots, the lab,
-        benchmarks) that own the state and play actions from ``legal``; an illegal action may
-        then leave it half-changed. The server always copies."""
+        """``copy=False`` mutates ``state`` in place: only for callers that own the state and
+        throw it away when the action is refused, since an illegal action may then leave it
+        half-changed (simulations; the live store, which parses the stored document afresh
+        for each try)."""
         if state.get("result") is not None:
             raise MatchOver("The match is over.")
         if seat not in state["seats"]:

@@ -543,7 +543,10 @@ class MatchStore:
                 )
             game = get_game(doc["game"])
             try:
-                state, events = game.apply(doc["state"], seat, action)
+                # In place: ``doc`` is this try's own fresh parse of the stored document, and a
+                # refused action (which may leave it half-changed) discards it. Saves a deep
+                # copy of the engine state per move.
+                state, events = game.apply(doc["state"], seat, action, copy=False)
             except GameError as e:
                 raise ApiError.from_game(e) from None
             kind = "resign" if action.get("type") == "resign" else "action"

@@ -425,3 +425,24 @@ async def test_kept_events_are_the_newest_changes_contiguous(stores):
     assert [b["version"] for b in batches] == list(range(d["version"] - EVENTS_KEPT + 1, d["version"] + 1))
     assert [b["version"] for b in await store.events_since(doc["id"], d["version"] - 3)] == \
         [d["version"] - 2, d["version"] - 1, d["version"]]
+
+
+async def test_a_refused_action_leaves_the_stored_match_byte_identical(stores):
+    """The store applies moves in place on its own parse of the document; a refused move's
+    half-changed copy is thrown away, from a fresh or a cached copy alike."""
+    store, other = stores[0], stores[-1]
+    doc = await live_duell(store)
+    key = store.k.match(doc["id"])
+    seat, legal, uid = mover_and_legal(doc)
+    not_mover = BOB["id"] if uid == ANN["id"] else ANN["id"]
+    bad = [{"type": "move", "card": 99, "dir": "forward"}, {"type": "move", "card": legal[0].get("card"), "dir": "sideways"},
+           {"type": "nonsense"}, {**legal[0], "extra": 1}]
+    for action in bad:
+        before = await store.r.get(key)
+        with pytest.raises(ApiError):
+            await store.act(doc["id"], uid, action)
+        with pytest.raises(ApiError):
+            await other.act(doc["id"], not_mover, legal[0])  # out of turn
+        assert await store.r.get(key) == before
+    change = await store.act(doc["id"], uid, legal[0])
+    assert change.write and change.doc["version"] == doc["version"] + 1
