@@ -28,14 +28,8 @@ from redis.exceptions import ConnectionError, NoScriptError, ResponseError, Time
 
 
 def pack(args) -> bytes:
-    """A command in RESP: an array of bulk strings."""
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        b = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n" % len(b))
-        out.append(b)
-        out.append(b"\r\n")
-    return b"".join(out)
+    """A command in RESP: an array of bulk strings (hiredis does it in C)."""
+    return hiredis.pack_command(tuple(args))
 
 
 class _Line(asyncio.Protocol):

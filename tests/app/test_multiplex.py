@@ -28,6 +28,9 @@ async def test_concurrent_calls_get_their_own_replies_and_scripts_load_themselve
     prefix = f"mx{uuid.uuid4().hex[:8]}:"
     try:
         await plain.mset({f"{prefix}{i}": f"v{i}" for i in range(300)})
+        assert await line.execute("SET", f"{prefix}name", "Párbaj: Ödön és Zsófi") == "OK"
+        assert await plain.get(f"{prefix}name") == "Párbaj: Ödön és Zsófi"  # UTF-8 both ways
+        assert await line.get(f"{prefix}name") == "Párbaj: Ödön és Zsófi"
         got = await asyncio.gather(*(line.get(f"{prefix}{i}") for i in range(300)))
         assert got == [f"v{i}" for i in range(300)]
         assert await line.get(f"{prefix}missing") is None
