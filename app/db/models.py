@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer,
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer,
                         String, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -67,7 +67,7 @@ class MatchAction(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
-Index("ix_match_actions_match", MatchAction.match_id, MatchAction.version)
+# (No index of its own: the primary key (match_id, version) serves reads by match; migration 0005.)
 
 
 class Deck(Base):

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from app.config import ROOT, Settings
 
 
-def _json_text(value) -> str:
+def json_text(value) -> str:
     """JSON columns as orjson writes them (the history writer serialises options, results and
     every action's payload; json.dumps was a tenth of its CPU)."""
     try:
@@ -22,7 +22,7 @@ def _json_text(value) -> str:
 
 def make_engine(settings: Settings) -> AsyncEngine:
     url = settings.sqlalchemy_url()
-    json_kw = {"json_serializer": _json_text, "json_deserializer": orjson.loads}
+    json_kw = {"json_serializer": json_text, "json_deserializer": orjson.loads}
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30}, **json_kw)
 
