@@ -58,7 +58,10 @@ class Hub:
         self.store = store
         self.redis = redis
         self.conns: dict[str, set[Conn]] = {}
-        self.pubsub = redis.pubsub(ignore_subscribe_messages=True)
+        # Subscribe confirmations are read too: see ``listening``.
+        self.pubsub = redis.pubsub()
+        # Matches whose channel subscription Redis has confirmed to this process.
+        self._confirmed: set[str] = set()
         self._dirty: set[str] = set()
         # Newest version this process has written and is pushing itself, per match: its own
         # pub/sub notice for that version then needs no reload (see notify).
@@ -89,6 +92,12 @@ class Hub:
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()
 
+    def listening(self, match_id: str) -> int:
+        """This process's confirmed subscriptions to the match's channel (0 or 1), for the
+        store's write: with 1, a notice is published only if another process listens too. Not
+        confirmed yet (or being left): 0, and the store always publishes, which is safe."""
+        return 1 if match_id in self._confirmed else 0
+
     def socket_count(self) -> int:
         return sum(len(c) for c in self.conns.values())
 
@@ -110,6 +119,7 @@ class Hub:
             if not group:
                 del self.conns[conn.match_id]
                 self._local.pop(conn.match_id, None)
+                self._confirmed.discard(conn.match_id)
                 with contextlib.suppress(Exception):
                     await self.pubsub.unsubscribe(self.store.k.channel(conn.match_id))
         metrics.SOCKETS.set(self.socket_count())
@@ -233,17 +243,26 @@ class Hub:
                 if not self.pubsub.subscribed:
                     await asyncio.sleep(0.05)
                     continue
-                msg = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                msg = await self.pubsub.get_message(timeout=1.0)
                 if broken:  # redis-py reconnected and resubscribed inside get_message
                     broken = False
                     log.info("pub/sub link back; re-sending what may have been missed")
                     self.resync()
-                if msg and msg.get("type") == "message":
-                    channel = msg["channel"]
-                    self.notify(channel[len(prefix):], int(msg["data"]))
+                if not msg:
+                    continue
+                kind, mid = msg.get("type"), msg.get("channel", "")[len(prefix):]
+                if kind == "message":
+                    self.notify(mid, int(msg["data"]))
+                elif kind == "subscribe" and mid in self.conns:
+                    self._confirmed.add(mid)
+                elif kind == "unsubscribe":
+                    self._confirmed.discard(mid)
             except asyncio.CancelledError:
                 raise
             except Exception:
+                # Subscriptions may be gone with the link: publish every change until Redis
+                # confirms them again (redis-py re-subscribes when it reconnects).
+                self._confirmed.clear()
                 if not broken:
                     log.exception("pub/sub listener error; retrying")
                 broken = True

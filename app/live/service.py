@@ -34,7 +34,8 @@ async def perform(svc, match_id: str, user: User, action, client_seq: int | None
     logs.user_id_var.set(user.id)
     with svc.hub.writing(match_id):
         try:
-            change = await svc.store.act(match_id, user.id, action, client_seq, version, guard)
+            change = await svc.store.act(match_id, user.id, action, client_seq, version, guard,
+                                         svc.hub.listening(match_id))
         except ApiError as e:
             # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
             log.info("action refused", extra={"code": e.code})

@@ -47,8 +47,13 @@ RAW_CACHE_SIZE = 4096
 # document is not ARGV[1] any more, nothing is written and the current one comes back for a
 # retry.
 #
+# ARGV[4]: how many subscriptions to the match's change channel the writing process holds
+# itself (0 or 1, see ``Hub.listening``). Its own sockets get the change from the writer
+# directly, so the notice is published only when somebody else listens too (PUBSUB NUMSUB,
+# in the same atomic step, so a process that subscribes later reads the new document).
+#
 # With a guard (``Guard``: KEYS[2] the acting user's status, KEYS[3] their token's sign-out mark,
-# ARGV[4] the token's generation, ARGV[5] "1" for an account), the user's standing is checked in
+# ARGV[5] the token's generation, ARGV[6] "1" for an account), the user's standing is checked in
 # the same step, before anything else: signed out, suspended, or a token from before a password
 # change returns {2}, as does an account whose status is not cached (the caller looks it up in
 # SQL). That saves a socket's every action a round trip of its own for the check.
@@ -60,10 +65,10 @@ if #KEYS > 1 then
   local st = redis.call('GET', KEYS[2])
   if st then
     local s = cjson.decode(st)
-    if s['suspended'] or tonumber(s['gen']) ~= tonumber(ARGV[4]) then
+    if s['suspended'] or tonumber(s['gen']) ~= tonumber(ARGV[5]) then
       return {2, false}
     end
-  elseif ARGV[5] == '1' then
+  elseif ARGV[6] == '1' then
     return {2, false}
   end
 end
@@ -72,8 +77,15 @@ if cur ~= ARGV[1] then
   return {0, cur or false}
 end
 redis.call('SET', KEYS[1], ARGV[2])
+local mine = tonumber(ARGV[4])
 for _, c in ipairs(cjson.decode(ARGV[3])) do
-  redis.call(unpack(c))
+  if c[1] == 'PUBLISH' and mine > 0 then
+    if redis.call('PUBSUB', 'NUMSUB', c[2])[2] > mine then
+      redis.call(unpack(c))
+    end
+  else
+    redis.call(unpack(c))
+  end
 end
 return {1, false}
 """
@@ -283,16 +295,20 @@ class MatchStore:
 
     # ------------------------------------------------------------------ the one write path
     async def mutate(self, mid: str, compute: Callable[[dict], Change],
-                     guard: Guard | None = None) -> Change:
+                     guard: Guard | None = None, listening: int = 0) -> Change:
         """Compute a change from the current document and store it atomically (see CAS_LUA).
 
         ``compute`` gets a fresh dict each try and may change it in place; it may run more
         than once, so it must not have side effects outside the change it returns. With a
         ``guard`` a write happens only while the acting user is in good standing; otherwise
-        :class:`StandingChanged` is raised. (A change that writes nothing is not guarded.)"""
+        :class:`StandingChanged` is raised. (A change that writes nothing is not guarded.)
+        ``listening``: this process's own confirmed subscriptions to the match's channel (see
+        ``CAS_LUA``); 0 always publishes."""
         key = self.k.match(mid)
         keys = [key] if guard is None else [key, guard.status_key, guard.revoked_key]
-        extra = [] if guard is None else [str(guard.gen), "1" if guard.account else "0"]
+        extra = [str(listening)]
+        if guard is not None:
+            extra += [str(guard.gen), "1" if guard.account else "0"]
         raw = self._raw.get(mid)
         verified = raw is None  # a cached copy may be stale until Redis has confirmed it
         if raw is None:
@@ -516,6 +532,7 @@ class MatchStore:
         client_seq: int | None = None,
         expected_version: int | None = None,
         guard: Guard | None = None,
+        listening: int = 0,
     ) -> Change:
         def compute(doc: dict) -> Change:
             seat = seat_of(doc, user_id)
@@ -553,7 +570,7 @@ class MatchStore:
             rec = self._commit_step(doc, game, state, seat, user_id, kind, action, client_seq)
             return Change(doc, events, [rec])
 
-        return await self.mutate(mid, compute, guard)
+        return await self.mutate(mid, compute, guard, listening)
 
     async def fire_timeouts(self, mid: str, at: float | None = None) -> Change:
         """Play the clock's move for every seat whose deadline has passed. Safe to call from

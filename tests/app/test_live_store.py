@@ -446,3 +446,63 @@ async def test_a_refused_action_leaves_the_stored_match_byte_identical(stores):
         assert await store.r.get(key) == before
     change = await store.act(doc["id"], uid, legal[0])
     assert change.write and change.doc["version"] == doc["version"] + 1
+
+
+async def test_a_change_is_published_only_when_another_process_listens(stores):
+    """``listening=1``: the writer's own sockets get the change directly, so the notice goes
+    out only if somebody else subscribes to the match too; ``listening=0`` always publishes."""
+    store = stores[0]
+    doc = await live_duell(store)
+    channel = store.k.channel(doc["id"])
+    mine = store.r.pubsub(ignore_subscribe_messages=True)
+    await mine.subscribe(channel)
+
+    async def notices(pubsub) -> list[int]:
+        got = []
+        while (msg := await pubsub.get_message(timeout=0.2)) is not None:
+            got.append(int(msg["data"]))
+        return got
+
+    async def move(listening: int) -> int:
+        d = await store.load(doc["id"])
+        seat, legal, uid = mover_and_legal(d)
+        return (await store.act(doc["id"], uid, legal[0], listening=listening)).doc["version"]
+
+    await notices(mine)
+    await move(1)
+    assert await notices(mine) == [], "alone on the channel: nothing published"
+    v = await move(0)
+    assert await notices(mine) == [v]
+    other = stores[-1].r.pubsub(ignore_subscribe_messages=True)
+    await other.subscribe(channel)
+    await notices(other)
+    v = await move(1)
+    assert await notices(other) == [v] and await notices(mine) == [v]
+    await mine.aclose()
+    await other.aclose()
+
+
+async def test_hub_counts_a_subscription_once_redis_confirms_it(stores):
+    from app.live.hub import Conn, Hub
+
+    class Socket:
+        async def send_text(self, text):
+            pass
+
+    store = stores[0]
+    doc = await live_duell(store)
+    hub = Hub(store, store.r)
+    await hub.start()
+    try:
+        conn = Conn(Socket(), doc["id"], ANN["id"])
+        assert hub.listening(doc["id"]) == 0
+        await hub.add(conn)
+        for _ in range(100):
+            if hub.listening(doc["id"]):
+                break
+            await asyncio.sleep(0.02)
+        assert hub.listening(doc["id"]) == 1
+        await hub.remove(conn)
+        assert hub.listening(doc["id"]) == 0
+    finally:
+        await hub.stop()
