@@ -42,10 +42,10 @@ RECENT_ACTIONS_KEPT = 4
 RAW_CACHE_SIZE = 4096
 
 # Compare-and-set: ARGV[1] is the document as read, ARGV[2] the new document, ARGV[3] a JSON
-# list of the other commands that make the change ([CMD, arg, ...], all strings; the document
-# travels on its own, so it is not escaped into that list and decoded again). If the stored
-# document is not ARGV[1] any more, nothing is written and the current one comes back for a
-# retry.
+# list of the other commands that make the change ([CMD, arg, ...]; an argument that is a
+# number n stands for ARGV[n]: the document and the other large values travel on their own,
+# so they are not escaped into that list and decoded again). If the stored document is not
+# ARGV[1] any more, nothing is written and the current one comes back for a retry.
 #
 # ARGV[4]: how many subscriptions to the match's change channel the writing process holds
 # itself (0 or 1, see ``Hub.listening``). Its own sockets get the change from the writer
@@ -79,6 +79,9 @@ end
 redis.call('SET', KEYS[1], ARGV[2])
 local mine = tonumber(ARGV[4])
 for _, c in ipairs(cjson.decode(ARGV[3])) do
+  for i = 2, #c do
+    if type(c[i]) == 'number' then c[i] = ARGV[c[i]] end
+  end
   if c[1] == 'PUBLISH' and mine > 0 then
     if redis.call('PUBSUB', 'NUMSUB', c[2])[2] > mine then
       redis.call(unpack(c))
@@ -145,11 +148,19 @@ class Change:
 
 
 class _Commands:
-    """Collects what ``_queue_write`` asks of a pipeline as ``[COMMAND, arg, ...]`` string lists
-    for ``CAS_LUA`` (only the pipeline methods ``_queue_write`` uses)."""
+    """Collects what ``_queue_write`` asks of a pipeline as ``[COMMAND, arg, ...]`` lists for
+    ``CAS_LUA`` (only the pipeline methods ``_queue_write`` uses). Large values (the event
+    batch, history records) travel as script arguments of their own: in the list they are the
+    number of that argument, so they are neither escaped into it nor parsed out of it again."""
 
-    def __init__(self):
-        self.out: list[list[str]] = []
+    def __init__(self, first_blob_arg: int):
+        self.out: list[list] = []
+        self.blobs: list[str] = []
+        self.first = first_blob_arg
+
+    def _blob(self, value: str) -> int:
+        self.blobs.append(value)
+        return self.first + len(self.blobs) - 1
 
     def set(self, key: str, value: str) -> None:
         self.out.append(["SET", key, value])
@@ -158,13 +169,13 @@ class _Commands:
         self.out.append(["EXPIRE", key, str(int(seconds))])
 
     def rpush(self, key: str, value: str) -> None:
-        self.out.append(["RPUSH", key, value])
+        self.out.append(["RPUSH", key, self._blob(value)])
 
     def ltrim(self, key: str, start: int, end: int) -> None:
         self.out.append(["LTRIM", key, str(start), str(end)])
 
     def xadd(self, key: str, fields: dict) -> None:
-        self.out.append(["XADD", key, "*", *[x for kv in fields.items() for x in kv]])
+        self.out.append(["XADD", key, "*", *[x for f, v in fields.items() for x in (f, self._blob(v))]])
 
     def zadd(self, key: str, mapping: dict) -> None:
         for member, score in mapping.items():
@@ -318,7 +329,9 @@ class MatchStore:
                 self._raw.pop(mid, None)
                 raise ApiError("not_found", "There is no match with that id.")
             try:
-                change = compute(loads(raw))
+                doc = loads(raw)
+                before = (doc["status"], dict(doc["deadlines"]))
+                change = compute(doc)
             except ApiError:
                 # A refusal must be decided on the stored document, not on a stale copy.
                 if verified:
@@ -336,11 +349,12 @@ class MatchStore:
                 if raw is not None:
                     self._remember(mid, raw)
                 return change
-            commands = _Commands()
-            self._queue_write(commands, change)
+            commands = _Commands(first_blob_arg=4 + len(extra))
+            self._queue_write(commands, change, before)
             # _queue_write's first command stores the document: the script does that itself.
             (_, _, new_raw), rest = commands.out[0], commands.out[1:]
-            ok, current = await self._cas(keys=keys, args=[raw, new_raw, dumps(rest), *extra])
+            ok, current = await self._cas(keys=keys, args=[raw, new_raw, dumps(rest), *extra,
+                                                           *commands.blobs])
             if ok == 1:
                 self._remember(mid, new_raw)
                 return change
@@ -350,7 +364,10 @@ class MatchStore:
             verified = True
         raise ApiError("unavailable", "The match is too busy right now; try again.", 503)
 
-    def _queue_write(self, pipe, change: Change) -> None:
+    def _queue_write(self, pipe, change: Change, before: tuple | None = None) -> None:
+        """``before``: the stored document's (status, deadlines) that this change replaces; the
+        lobby and clock indexes are then touched only where they change (a plain move in a
+        live match without a clock changes neither)."""
         doc = change.doc
         mid = doc["id"]
         k = self.k
@@ -364,18 +381,20 @@ class MatchStore:
         for rec in change.history:
             pipe.xadd(k.outbox, {"data": dumps(rec)})
         # Lobby indexes, scored by creation time so the newest come first.
-        if doc["status"] == "open":
-            pipe.zadd(k.open, {mid: doc["created_at"]})
-        else:
-            pipe.zrem(k.open, mid)
-        if doc["status"] == "live":
-            pipe.zadd(k.live, {mid: doc["created_at"]})
-        else:
-            pipe.zrem(k.live, mid)
-        if doc["deadlines"]:
-            pipe.zadd(k.deadlines, {mid: min(doc["deadlines"].values())})
-        else:
-            pipe.zrem(k.deadlines, mid)
+        if before is None or before[0] != doc["status"]:
+            if doc["status"] == "open":
+                pipe.zadd(k.open, {mid: doc["created_at"]})
+            else:
+                pipe.zrem(k.open, mid)
+            if doc["status"] == "live":
+                pipe.zadd(k.live, {mid: doc["created_at"]})
+            else:
+                pipe.zrem(k.live, mid)
+        if before is None or before[1] != doc["deadlines"]:
+            if doc["deadlines"]:
+                pipe.zadd(k.deadlines, {mid: min(doc["deadlines"].values())})
+            else:
+                pipe.zrem(k.deadlines, mid)
         pipe.publish(k.channel(mid), str(doc["version"]))
 
     # ------------------------------------------------------------------ lobby

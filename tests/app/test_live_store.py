@@ -506,3 +506,30 @@ async def test_hub_counts_a_subscription_once_redis_confirms_it(stores):
         assert hub.listening(doc["id"]) == 0
     finally:
         await hub.stop()
+
+
+async def test_lobby_and_clock_indexes_follow_the_match_through_its_life(stores, fake_clock):
+    """The open/live lists and the clock's deadline set are written only when they change (a
+    plain move leaves the lobby lists alone) and are right at every step."""
+    store = stores[0]
+    r, k = store.r, store.k
+
+    async def where(mid):
+        return (await r.zscore(k.open, mid) is not None, await r.zscore(k.live, mid) is not None,
+                await r.zscore(k.deadlines, mid))
+
+    doc = await store.create("duell", {"duels_to_win": 1, "clock_seconds": 60}, ANN)
+    assert await where(doc["id"]) == (True, False, None)
+    doc = await store.join(doc["id"], BOB)
+    assert await where(doc["id"]) == (False, True, min(doc["deadlines"].values()))
+    for _ in range(400):
+        d = await store.load(doc["id"])
+        if d["status"] != "live":
+            break
+        fake_clock["t"] += 1
+        seat, legal, uid = mover_and_legal(d)
+        d = (await store.act(doc["id"], uid, legal[-1])).doc
+        expected = min(d["deadlines"].values()) if d["deadlines"] else None
+        assert await where(doc["id"]) == (False, d["status"] == "live", expected)
+    assert d["status"] == "finished"
+    assert await where(doc["id"]) == (False, False, None)
