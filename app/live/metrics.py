@@ -8,6 +8,18 @@ ACTION_LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
 )
 ERRORS = Counter("duelhall_client_errors_total", "Errors returned to clients", ["code"])
+
+_ACTIONS_BY_GAME: dict = {}
+
+
+def action_applied(game: str, seconds: float) -> None:
+    """Count a move and its latency. The labelled child is looked up once per game (labels()
+    validates and locks on every call; this runs on every move)."""
+    child = _ACTIONS_BY_GAME.get(game)
+    if child is None:
+        child = _ACTIONS_BY_GAME[game] = ACTIONS.labels(game)
+    child.inc()
+    ACTION_LATENCY.observe(seconds)
 CAS_RETRIES = Counter("duelhall_cas_retries_total", "Compare-and-set conflicts retried")
 TIMEOUTS = Counter("duelhall_timeouts_total", "Clock timeouts fired")
 OUTBOX_WRITTEN = Counter("duelhall_outbox_written_total", "History records written to SQL")

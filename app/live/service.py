@@ -41,8 +41,7 @@ async def perform(svc, match_id: str, user: User, action, client_seq: int | None
             log.info("action refused", extra={"code": e.code})
             raise
         if change.write:
-            metrics.ACTIONS.labels(change.doc["game"]).inc()
-            metrics.ACTION_LATENCY.observe(time.perf_counter() - t0)
+            metrics.action_applied(change.doc["game"], time.perf_counter() - t0)
             await svc.hub.push_doc(change.doc, change.events)
     if change.write:
         await after_change(svc, change.doc)
