@@ -118,6 +118,10 @@ def parse_args(argv=None, baseline_default=False) -> argparse.Namespace:
     p.add_argument("--nice", type=int, default=0,
                    help="niceness for the spawned servers and the clients (negative, as root: "
                         "favour this benchmark over other work on a shared machine)")
+    p.add_argument("--worker-nice", type=int, default=0,
+                   help="niceness of the --outbox-process history worker (e.g. 10: it gets CPU "
+                        "after the servers when they compete, as cpu_shares does in "
+                        "docker-compose.yml; history then trails play a little)")
     p.add_argument("--cprofile", metavar="PREFIX", default=None,
                    help="run each spawned server under cProfile (PREFIX-<port>.prof, written "
                         "when it stops; the whole run is profiled, slower than normal)")
@@ -329,7 +333,7 @@ class Servers:
             env["INSTANCE_NAME"] = "bench-worker"
             log = self.tmp / "worker.log"
             self.logs.append(log)
-            nice = self.args.nice
+            nice = self.args.worker_nice or self.args.nice
             self.worker = subprocess.Popen(
                 [sys.executable, "-m", "app.cli", "worker"], cwd=Path(self.args.app_root), env=env,
                 stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True,

@@ -151,22 +151,30 @@ class Hub:
         if any(c.last_seq < doc["version"] and not c.closed for c in self.conns.get(mid, ())):
             self._schedule(mid)
 
+    def begin_write(self, match_id: str) -> None:
+        """Call around a local write and its push_doc (``end_write`` in a ``finally``): notices
+        for the match are held until the write is done, then looked at again (most turn out
+        to be the write itself). Plain calls, not a context manager: this is on every move."""
+        self._writing[match_id] = self._writing.get(match_id, 0) + 1
+
+    def end_write(self, match_id: str) -> None:
+        left = self._writing[match_id] - 1
+        if left:
+            self._writing[match_id] = left
+            return
+        del self._writing[match_id]
+        held = self._held.pop(match_id, None)
+        if held is not None:
+            self.notify(match_id, held)
+
     @contextlib.contextmanager
     def writing(self, match_id: str):
-        """Around a local write and its push_doc: notices for the match are held until the
-        write is done, then looked at again (most turn out to be the write itself)."""
-        self._writing[match_id] = self._writing.get(match_id, 0) + 1
+        """``begin_write``/``end_write`` as a context manager (tests, rare paths)."""
+        self.begin_write(match_id)
         try:
             yield
         finally:
-            left = self._writing[match_id] - 1
-            if left:
-                self._writing[match_id] = left
-            else:
-                del self._writing[match_id]
-                held = self._held.pop(match_id, None)
-                if held is not None:
-                    self.notify(match_id, held)
+            self.end_write(match_id)
 
     def notify(self, match_id: str, version: int) -> None:
         if match_id in self._writing:

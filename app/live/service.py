@@ -32,17 +32,20 @@ async def perform(svc, match_id: str, user: User, action, client_seq: int | None
     t0 = time.perf_counter()
     logs.match_id_var.set(match_id)
     logs.user_id_var.set(user.id)
-    with svc.hub.writing(match_id):
-        try:
-            change = await svc.store.act(match_id, user.id, action, client_seq, version, guard,
-                                         svc.hub.listening(match_id))
-        except ApiError as e:
-            # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
-            log.info("action refused", extra={"code": e.code})
-            raise
+    hub = svc.hub
+    hub.begin_write(match_id)
+    try:
+        change = await svc.store.act(match_id, user.id, action, client_seq, version, guard,
+                                     hub.listening(match_id))
         if change.write:
             metrics.action_applied(change.doc["game"], time.perf_counter() - t0)
-            await svc.hub.push_doc(change.doc, change.events)
+            await hub.push_doc(change.doc, change.events)
+    except ApiError as e:
+        # Counted in metrics.ERRORS where it reaches the client (app/errors.py, app/ws.py).
+        log.info("action refused", extra={"code": e.code})
+        raise
+    finally:
+        hub.end_write(match_id)
     if change.write:
         await after_change(svc, change.doc)
     return change

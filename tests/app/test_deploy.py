@@ -42,6 +42,8 @@ def test_history_writer_runs_in_the_worker_not_the_replicas():
     services = compose()["services"]
     worker, app = services["worker"], services["app"]
     assert worker["command"] == ["duelhall", "worker"]
+    # Under contention the replicas (moves) come before the history writer.
+    assert worker["cpu_shares"] < app.get("cpu_shares", 1024)
     assert app["environment"]["RUN_OUTBOX"] == "false"
     assert "RUN_OUTBOX" not in worker["environment"]
     assert worker["environment"]["REDIS_URL"] == app["environment"]["REDIS_URL"]
