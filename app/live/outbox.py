@@ -25,7 +25,7 @@ GROUP = "history"
 CLAIM_IDLE_MS = 30_000
 # Under load, wait this long after a part-full batch before the next one: fewer, larger
 # transactions (each costs a round trip or five whatever its size). History only trails play.
-GATHER_SECONDS = 0.05
+GATHER_SECONDS = 0.2
 LAG_EVERY_SECONDS = 1.0
 
 
