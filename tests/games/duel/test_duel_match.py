@@ -301,11 +301,24 @@ def test_invariants_over_varied_random_playouts():
         st = GAME.setup(opts, ["A", "B"], seed)
         while st["result"] is None:
             seat = rnd.choice(sorted(GAME.pending(st)))
+            before = {s: st["P"][s]["pos"] for s in "AB"}
             if rnd.random() < 0.03:
-                st, _ = GAME.timeout(st, seat)
+                st, events = GAME.timeout(st, seat)
             else:
-                st, _ = GAME.apply(st, seat, random_action(GAME.legal(st, seat), rnd))
+                st, events = GAME.apply(st, seat, random_action(GAME.legal(st, seat), rnd))
             P = st["P"]
+            # A piece moves only through events (footwork, step, dodge) that go on from where
+            # it stood, the last one ending where it now stands. (An event may come twice, one
+            # copy per visibility: the same move, not a second one.)
+            at, last = dict(before), {}
+            for e in events:
+                if "from" in e and "to" in e and e.get("seat") in ("A", "B"):
+                    move = (e["from"], e["to"])
+                    if e["from"] != at[e["seat"]]:
+                        assert move == last.get(e["seat"]), (before, e)
+                        continue
+                    at[e["seat"]], last[e["seat"]] = e["to"], move
+            assert {s: P[s]["pos"] for s in "AB"} == at
             assert 1 <= P["A"]["pos"] < P["B"]["pos"] <= opts["track_length"]
             for s in "AB":
                 assert 0 <= P[s]["st"] <= 20 and P[s]["hp"] >= 0 and P[s]["lock"] <= 3

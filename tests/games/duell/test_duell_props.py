@@ -138,8 +138,12 @@ def test_apply_does_not_mutate_input():
 
 
 def test_card_conservation_and_invariants():
-    """Hands + pile + set aside + discards always make the 25-card deck; positions stay in
-    order on the track; hands never exceed the limit."""
+    """Hands + pile + set aside + discards always make the 25-card deck; hands never exceed
+    the limit; a fencer moves only by a move, advance-and-attack or retreat event that
+    matches its card and direction (from where it stood, to where it now stands, unless that
+    step ended the duel and the next one was set up), and so stays on the track, in front of
+    the opponent."""
+    moves = 0
     for options in MODES[:2]:
         for seed in range(10):
             rnd = random.Random(seed)
@@ -151,10 +155,25 @@ def test_card_conservation_and_invariants():
                     assert sorted(cards) == sorted(T.MOVEMENT_DECK)
                     for h in state["hands"].values():
                         assert len(h) <= state["hand_size"] and h == sorted(h)
+                (seat,) = GAME.pending(state)
+                before = dict(state["pos"])
+                state, events = GAME.apply(state, seat, rnd.choice(GAME.legal(state, seat)))
+                new_duel = any(e["type"] == "duel_start" for e in events)
+                moved = {}
+                for e in (e for e in events if "from" in e and "to" in e):
+                    toward = 1 if e["seat"] == "A" else -1
+                    step = {"move": lambda: e["card"] * (toward if e["dir"] == "forward" else -toward),
+                            "advance_attack": lambda: e["move"] * toward,
+                            "retreat": lambda: -e["card"] * toward}[e["type"]]()
+                    assert e["seat"] == seat and e["from"] == before[seat]
+                    assert e["to"] == e["from"] + step
+                    moved[seat] = e["to"]
+                    moves += 1
+                if state["result"] is None and not new_duel:
+                    assert state["pos"] == {**before, **moved}
                 L = state["options"]["track_length"]
                 assert 1 <= state["pos"]["A"] < state["pos"]["B"] <= L
-                (seat,) = GAME.pending(state)
-                state, _ = GAME.apply(state, seat, rnd.choice(GAME.legal(state, seat)))
+    assert moves > 1000  # the playouts did move the fencers
 
 
 # ---------------------------------------------------------------------------------------------
