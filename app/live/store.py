@@ -236,6 +236,37 @@ def summary(doc: dict) -> dict:
     }
 
 
+def new_document(game_id: str, options: dict, seats: list[dict], fixed_seats: int | None,
+                 max_seats: int, match_id: str | None = None) -> dict:
+    """A new open match; the first seat's user hosts it."""
+    return {
+        "id": match_id or uuid.uuid4().hex[:12],
+        "game": game_id,
+        "status": "open",
+        "version": 1,
+        "options": options,
+        # As asked for, before the engine fills in table-size defaults (for rematches).
+        "requested_options": options,
+        # 63 bits so it fits a signed BIGINT in SQL.
+        "seed": secrets.randbits(63),
+        "seats": seats,
+        "fixed_seats": fixed_seats,
+        "max_seats": max_seats,
+        "host": seats[0]["user"]["id"],
+        "created_at": now(),
+        "started_at": None,
+        "finished_at": None,
+        "result": None,
+        "state": None,
+        "cseq": {},
+        "deadlines": {},
+        "decisions": {},
+        # Engine steps applied (actions, timeouts, resignations): the record is complete
+        # when SQL holds this many.
+        "steps": 0,
+    }
+
+
 def seat_of(doc: dict, user_id: str) -> str | None:
     for s in doc["seats"]:
         if s["user"] and s["user"]["id"] == user_id:
@@ -407,34 +438,8 @@ class MatchStore:
         except GameError as e:
             raise ApiError.from_game(e) from None
         fixed = options.get("seats") or (game.max_players if game.min_players == game.max_players else None)
-        max_seats = fixed or game.max_players
-        t = now()
-        doc = {
-            "id": uuid.uuid4().hex[:12],
-            "game": game_id,
-            "status": "open",
-            "version": 1,
-            "options": options,
-            # As asked for, before the engine fills in table-size defaults (for rematches).
-            "requested_options": options,
-            # 63 bits so it fits a signed BIGINT in SQL.
-            "seed": secrets.randbits(63),
-            "seats": [{"seat": "A", "user": user}],
-            "fixed_seats": fixed,
-            "max_seats": max_seats,
-            "host": user["id"],
-            "created_at": t,
-            "started_at": None,
-            "finished_at": None,
-            "result": None,
-            "state": None,
-            "cseq": {},
-            "deadlines": {},
-            "decisions": {},
-            # Engine steps applied (actions, timeouts, resignations): the record is complete
-            # when SQL holds this many.
-            "steps": 0,
-        }
+        doc = new_document(game_id, options, [{"seat": "A", "user": user}], fixed,
+                           fixed or game.max_players)
         change = Change(doc, [event("created", by=user["name"])], [self._history(doc, "match")])
         async with self.r.pipeline(transaction=True) as pipe:
             self._queue_write(pipe, change)
@@ -714,31 +719,9 @@ class MatchStore:
             raise ApiError.from_game(e) from None
         if not game.min_players <= len(users) <= game.max_players:
             raise ApiError("invalid_options", f"{game.name} is for {game.min_players}-{game.max_players} players.")
-        t = now()
-        # The document shape of ``create``; the seats are full and the match starts at once.
-        doc = {
-            "id": match_id or uuid.uuid4().hex[:12],
-            "game": game_id,
-            "status": "open",
-            "version": 1,
-            "options": options,
-            "requested_options": options,
-            "seed": secrets.randbits(63),
-            "seats": [{"seat": s, "user": u} for s, u in zip(seat_names(len(users)), users)],
-            "fixed_seats": len(users),
-            "max_seats": len(users),
-            "host": users[0]["id"],
-            "created_at": t,
-            "started_at": None,
-            "finished_at": None,
-            "result": None,
-            "state": None,
-            "cseq": {},
-            "deadlines": {},
-            "decisions": {},
-            "steps": 0,
-            **tags,
-        }
+        # The seats are full and the match starts at once.
+        seats = [{"seat": s, "user": u} for s, u in zip(seat_names(len(users)), users)]
+        doc = {**new_document(game_id, options, seats, len(users), len(users), match_id), **tags}
         events = [event("created", by=users[0]["name"])] + self._start(doc)
         change = Change(doc, events, [self._history(doc, "match")])
         key = self.k.match(doc["id"])
