@@ -167,15 +167,6 @@ class Hub:
         if held is not None:
             self.notify(match_id, held)
 
-    @contextlib.contextmanager
-    def writing(self, match_id: str):
-        """``begin_write``/``end_write`` as a context manager (tests, rare paths)."""
-        self.begin_write(match_id)
-        try:
-            yield
-        finally:
-            self.end_write(match_id)
-
     def notify(self, match_id: str, version: int) -> None:
         if match_id in self._writing:
             self._held[match_id] = max(version, self._held.get(match_id, 0))

@@ -53,6 +53,22 @@ def mover_and_legal(doc):
     return seat, game.legal(doc["state"], seat), {"A": ANN, "B": BOB}[seat]["id"]
 
 
+class RecordingSocket:
+    """Stands in for a websocket in hub tests: keeps what was sent; ``stuck``: a client that
+    stopped reading (the send never completes)."""
+
+    def __init__(self, stuck: bool = False):
+        self.sent: list[str] = []
+        self.stuck = stuck
+        self.tries = 0
+
+    async def send_text(self, text: str) -> None:
+        self.tries += 1
+        if self.stuck:
+            await asyncio.Event().wait()
+        self.sent.append(text)
+
+
 async def test_concurrent_writers_never_lose_an_update(stores):
     doc = await live_duell(stores[0])
     mid = doc["id"]
@@ -308,16 +324,9 @@ async def test_hub_resync_sends_what_a_lost_notice_would_have(stores):
     every watched match again, so a socket behind gets its view without waiting for a move."""
     from app.live.hub import Conn, Hub
 
-    class FakeSocket:
-        def __init__(self):
-            self.sent: list[str] = []
-
-        async def send_text(self, text: str) -> None:
-            self.sent.append(text)
-
     doc = await live_duell(stores[0])
     hub = Hub(stores[1], stores[1].r)
-    sock = FakeSocket()
+    sock = RecordingSocket()
     conn = Conn(sock, doc["id"], ANN["id"])
     hub.conns[doc["id"]] = {conn}  # as hub.add would, without subscribing
     conn.last_seq = doc["version"]
@@ -335,37 +344,36 @@ async def test_hub_holds_notices_during_its_own_write(stores):
     delivered once the write is done."""
     from app.live.hub import Conn, Hub
 
-    class FakeSocket:
-        def __init__(self):
-            self.sent: list[str] = []
-
-        async def send_text(self, text: str) -> None:
-            self.sent.append(text)
-
     store = stores[0]
     doc = await live_duell(store)
     hub = Hub(store, store.r)
-    sock = FakeSocket()
+    sock = RecordingSocket()
     conn = Conn(sock, doc["id"], ANN["id"])
     hub.conns[doc["id"]] = {conn}
     conn.last_seq = doc["version"]
     seat, legal, uid = mover_and_legal(doc)
-    with hub.writing(doc["id"]):
+    hub.begin_write(doc["id"])
+    try:
         change = await store.act(doc["id"], uid, legal[0])
         hub.notify(doc["id"], change.doc["version"])  # the notice arrives first
         assert not hub._pushers, "held, not a reload of the match"
         await hub.push_doc(change.doc, change.events)
+    finally:
+        hub.end_write(doc["id"])
     assert not hub._pushers and conn.last_seq == change.doc["version"] and len(sock.sent) == 1
 
     # A newer change by another process arrives while this process writes (and fails).
     d = await store.load(doc["id"])
     seat, legal, uid = mover_and_legal(d)
     other = await stores[1].act(doc["id"], uid, legal[0])
-    with pytest.raises(ApiError):
-        with hub.writing(doc["id"]):
+    hub.begin_write(doc["id"])
+    try:
+        with pytest.raises(ApiError):
             hub.notify(doc["id"], other.doc["version"])
             assert not hub._pushers
             await store.act(doc["id"], "u_nobody", legal[0])  # refused: not seated
+    finally:
+        hub.end_write(doc["id"])
     assert hub._pushers, "looked at once the write is over"
     await asyncio.gather(*hub._pushers.values())
     assert conn.last_seq == other.doc["version"]
@@ -380,21 +388,11 @@ async def test_a_client_that_stops_reading_is_dropped_and_delays_nobody_twice(st
 
     monkeypatch.setattr(hub_mod, "SEND_TIMEOUT", 0.2)
 
-    class Socket:
-        def __init__(self, stuck=False):
-            self.sent, self.stuck, self.tries = [], stuck, 0
-
-        async def send_text(self, text: str) -> None:
-            self.tries += 1
-            if self.stuck:
-                await asyncio.Event().wait()
-            self.sent.append(text)
-
     store = stores[0]
     doc = await live_duell(store)
     hub = Hub(store, store.r)
-    stuck = Conn(Socket(stuck=True), doc["id"], None)
-    ann = Conn(Socket(), doc["id"], ANN["id"])
+    stuck = Conn(RecordingSocket(stuck=True), doc["id"], None)
+    ann = Conn(RecordingSocket(), doc["id"], ANN["id"])
     hub.conns[doc["id"]] = {stuck, ann}
     for c in (stuck, ann):
         c.last_seq = doc["version"]
@@ -485,16 +483,12 @@ async def test_a_change_is_published_only_when_another_process_listens(stores):
 async def test_hub_counts_a_subscription_once_redis_confirms_it(stores):
     from app.live.hub import Conn, Hub
 
-    class Socket:
-        async def send_text(self, text):
-            pass
-
     store = stores[0]
     doc = await live_duell(store)
     hub = Hub(store, store.r)
     await hub.start()
     try:
-        conn = Conn(Socket(), doc["id"], ANN["id"])
+        conn = Conn(RecordingSocket(), doc["id"], ANN["id"])
         assert hub.listening(doc["id"]) == 0
         await hub.add(conn)
         for _ in range(100):
