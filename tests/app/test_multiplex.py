@@ -22,6 +22,12 @@ def redis_url(tmp_path):
         yield url
 
 
+async def delete_prefixed(r, prefix: str) -> None:
+    keys = [k async for k in r.scan_iter(f"{prefix}*")]
+    if keys:
+        await r.delete(*keys)
+
+
 async def test_concurrent_calls_get_their_own_replies_and_scripts_load_themselves(redis_url):
     line = MultiplexedRedis(redis_url)
     plain = aioredis.Redis.from_url(redis_url, decode_responses=True)
@@ -48,9 +54,7 @@ async def test_concurrent_calls_get_their_own_replies_and_scripts_load_themselve
         assert (ok, ok2) == ("v1", "v2") and isinstance(bad, ResponseError)
     finally:
         await line.aclose()
-        keys = [k async for k in plain.scan_iter(f"{prefix}*")]
-        if keys:
-            await plain.delete(*keys)
+        await delete_prefixed(plain, prefix)
         await plain.aclose()
 
 
@@ -130,7 +134,5 @@ async def test_the_store_plays_through_the_shared_connection(redis_url):
         assert final["version"] == doc["version"] + 6 and final["steps"] == 6
     finally:
         await fast.close()
-        keys = [k async for k in plain.scan_iter(f"{prefix}*")]
-        if keys:
-            await plain.delete(*keys)
+        await delete_prefixed(plain, prefix)
         await plain.aclose()
