@@ -94,14 +94,29 @@ def run_server(data_dir: Path, env: dict, startup_seconds: float = 120):
 
 
 @contextmanager
-def chromium():
-    """A headless Debian chromium driven by Playwright (never a downloaded browser)."""
-    from playwright.sync_api import sync_playwright  # a dev dependency: always installed
+def chromium(expect_timeout_ms: int | None = None):
+    """A headless Debian chromium driven by Playwright (never a downloaded browser).
+    ``expect_timeout_ms``: how long Playwright's ``expect`` waits (generous: a loaded 2-core
+    CI machine is slow; a passing run never waits that long)."""
+    from playwright.sync_api import expect, sync_playwright  # a dev dependency: always installed
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing (CI must have a browser)")
+    if expect_timeout_ms is not None:
+        expect.set_options(timeout=expect_timeout_ms)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             yield browser
         finally:
             browser.close()
+
+
+def create_admin(env: dict, name: str, password: str) -> subprocess.CompletedProcess:
+    """Create an admin account with the CLI (``duelhall create-admin``), as an operator would,
+    in the server environment ``env``, before the server starts."""
+    cli = Path(sys.executable).with_name("duelhall")
+    cmd = [str(cli)] if cli.exists() else [sys.executable, "-m", "app.cli"]
+    made = subprocess.run(cmd + ["create-admin", name, "--password-stdin"], input=password + "\n",
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return made

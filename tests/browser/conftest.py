@@ -62,10 +62,7 @@ def live_server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with chromium() as b:
-        from playwright.sync_api import expect
-
-        expect.set_options(timeout=15_000)  # generous: a loaded 2-core machine can be very slow
+    with chromium(expect_timeout_ms=15_000) as b:  # generous: a loaded 2-core machine can be very slow
         yield b
 
 

@@ -30,8 +30,6 @@ import json
 import os
 import random
 import re
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -41,7 +39,7 @@ from pathlib import Path
 import pytest
 
 from games.duel.bots import random_action
-from tests.browser_support import BROWSER_MARKS, ROOT, chromium, run_server, server_env
+from tests.browser_support import BROWSER_MARKS, chromium, create_admin, run_server, server_env
 
 SECRET_KEY = "browser-admin-secret-key-0123456789abcdef0123"
 # "Root" as in the operations guide; against a shared Postgres (CI's second run) other tests'
@@ -94,11 +92,7 @@ def server(request, tmp_path_factory):
         request.getfixturevalue("db_url")
     data_dir = tmp_path_factory.mktemp("admin-browser")
     env = server_env(data_dir, "adminbrowser", SECRET_KEY=SECRET_KEY)
-    cli = Path(sys.executable).with_name("duelhall")
-    cmd = [str(cli)] if cli.exists() else [sys.executable, "-m", "app.cli"]
-    made = subprocess.run(cmd + ["create-admin", ROOT_NAME, "--password-stdin"], input=ROOT_PASSWORD + "\n",
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stdout + made.stderr
+    made = create_admin(env, ROOT_NAME, ROOT_PASSWORD)
     assert ROOT_NAME in made.stdout
     with run_server(data_dir, env) as (base, _):
         yield base
@@ -108,12 +102,9 @@ def server(request, tmp_path_factory):
 def browser(server):
     # After the server: its set-up may reset Postgres with asyncio.run(), which cannot run once
     # Playwright's sync API holds the event loop of this thread.
-    with chromium() as b:
-        from playwright.sync_api import expect
-
-        # Generous: a loaded 2-core CI machine is slow, and every sign-in costs the server an
-        # argon2 hash. A passing run never waits for these.
-        expect.set_options(timeout=TIMEOUT_MS)
+    # Generous: a loaded 2-core CI machine is slow, and every sign-in costs the server an
+    # argon2 hash. A passing run never waits for these.
+    with chromium(expect_timeout_ms=TIMEOUT_MS) as b:
         yield b
 
 

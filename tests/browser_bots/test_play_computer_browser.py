@@ -39,8 +39,7 @@ def server(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    with chromium() as b:
-        expect.set_options(timeout=TIMEOUT_MS)
+    with chromium(expect_timeout_ms=TIMEOUT_MS) as b:
         yield b
 
 

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 
 import pytest
 
-from tests.browser_support import BROWSER_MARKS, ROOT, chromium, run_server, server_env
+from tests.browser_support import BROWSER_MARKS, chromium, create_admin, run_server, server_env
 
 pytestmark = BROWSER_MARKS
 SECRET_KEY = "lab-browser-secret-key-0123456789abcdef0123456"
@@ -49,21 +46,14 @@ def server(request, tmp_path_factory):
         request.getfixturevalue("db_url")  # the Postgres reset happens now, not under us
     data_dir = tmp_path_factory.mktemp("lab-browser")
     env = server_env(data_dir, "labbrowser", SECRET_KEY=SECRET_KEY)
-    cli = Path(sys.executable).with_name("duelhall")
-    cmd = [str(cli)] if cli.exists() else [sys.executable, "-m", "app.cli"]
-    made = subprocess.run(cmd + ["create-admin", ADMIN, "--password-stdin"], input=PASSWORD + "\n",
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stdout + made.stderr
+    create_admin(env, ADMIN, PASSWORD)
     with run_server(data_dir, env) as (base, _):
         yield base
 
 
 @pytest.fixture(scope="module")
 def browser(server):
-    with chromium() as b:
-        from playwright.sync_api import expect
-
-        expect.set_options(timeout=TIMEOUT_MS)
+    with chromium(expect_timeout_ms=TIMEOUT_MS) as b:
         yield b
 
 

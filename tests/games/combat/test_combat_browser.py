@@ -86,10 +86,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with chromium() as b:
-        from playwright.sync_api import expect
-
-        expect.set_options(timeout=15_000)  # the waiting room polls every 2 s; CI is slow
+    with chromium(expect_timeout_ms=15_000) as b:  # the waiting room polls every 2 s; CI is slow
         yield b
 
 
