@@ -223,11 +223,23 @@ async def set_flag(maker: async_sessionmaker, match_id: str, flagged: bool) -> b
         return res.rowcount > 0
 
 
+def _seconds_between(dialect: str, start, end):
+    """``end - start`` in seconds as SQL (no portable datetime difference: Postgres subtracts
+    timestamps; SQLite stores them as text, and a difference of Julian days, exact to the
+    millisecond, is rounded back to it)."""
+    if dialect == "postgresql":
+        return func.extract("epoch", end - start)
+    return func.round((func.julianday(end) - func.julianday(start)) * 86400.0, 3)
+
+
 async def search_matches(maker: async_sessionmaker, *, game=None, player=None, since=None,
                          until=None, status=None, result=None, min_duration=None,
                          max_duration=None, reported=None, flagged=None, limit=100) -> list[dict]:
+    """The newest ``limit`` matches that pass every filter. Every filter is in the SQL, so a
+    page is never cut short by filtering after the limit; seats and report counts come in one
+    query each for the whole page."""
     async with maker() as session:
-        stmt = select(Match).order_by(Match.created_at.desc()).limit(limit)
+        dialect = session.bind.dialect.name
         conds = []
         if game:
             conds.append(Match.game == game)
@@ -245,29 +257,38 @@ async def search_matches(maker: async_sessionmaker, *, game=None, player=None, s
         if reported is not None:
             sub = select(Report.match_id)
             conds.append(Match.id.in_(sub) if reported else ~Match.id.in_(sub))
+        duration = _seconds_between(dialect, Match.started_at, Match.finished_at)
+        if min_duration is not None or max_duration is not None:
+            conds += [Match.started_at.is_not(None), Match.finished_at.is_not(None)]
+        if min_duration is not None:
+            conds.append(duration >= min_duration)
+        if max_duration is not None:
+            conds.append(duration <= max_duration)
+        if result is not None:
+            # A finished match's result always says whether it was a draw (Game.finish); an
+            # aborted or unfinished one has no result, so it is neither.
+            conds.append(Match.result["draw"].as_boolean().is_(result == "draw"))
+        stmt = select(Match).order_by(Match.created_at.desc(), Match.id).limit(limit)
         if conds:
             stmt = stmt.where(and_(*conds))
+        matches = list((await session.execute(stmt)).scalars())
+        ids = [m.id for m in matches]
+        seats: dict[str, list] = {mid: [] for mid in ids}
+        reports: dict[str, int] = {}
+        if ids:
+            for seat, user in (await session.execute(
+                    select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
+                    .where(MatchSeat.match_id.in_(ids)).order_by(MatchSeat.match_id, MatchSeat.seat))).all():
+                seats[seat.match_id].append((seat, user))
+            reports = dict((await session.execute(
+                select(Report.match_id, func.count()).where(Report.match_id.in_(ids))
+                .group_by(Report.match_id))).all())
         out = []
-        for m in (await session.execute(stmt)).scalars():
-            duration = None
-            if m.started_at and m.finished_at:
-                duration = (m.finished_at - m.started_at).total_seconds()
-            if min_duration is not None and (duration is None or duration < min_duration):
-                continue
-            if max_duration is not None and (duration is None or duration > max_duration):
-                continue
-            res = m.result or {}
-            if result == "draw" and not res.get("draw"):
-                continue
-            if result == "decisive" and (not res or res.get("draw")):
-                continue
-            seats = (await session.execute(
-                select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
-                .where(MatchSeat.match_id == m.id).order_by(MatchSeat.seat))).all()
-            s = _summary(m, seats)
-            s["duration_seconds"], s["flagged"] = duration, m.flagged
-            s["reports"] = (await session.execute(
-                select(func.count()).select_from(Report).where(Report.match_id == m.id))).scalar()
+        for m in matches:
+            s = _summary(m, seats[m.id])
+            s["duration_seconds"] = ((m.finished_at - m.started_at).total_seconds()
+                                     if m.started_at and m.finished_at else None)
+            s["flagged"], s["reports"] = m.flagged, reports.get(m.id, 0)
             out.append(s)
         return out
 

@@ -196,3 +196,64 @@ def test_time_taken_counts_from_when_the_seat_was_asked(client):
     # Both were asked at the start of this simultaneous choice: B took 12 s, not 2.
     assert [r["seconds"] for r in log["steps"]] == [10.0, 12.0]
     assert log["seconds_per_seat"] == {"A": 10.0, "B": 12.0}
+
+
+def test_search_filters_apply_before_the_limit(client):
+    """Duration and result filters run in SQL: with newer matches that fail them, a page still
+    holds ``limit`` matches that pass, newest first, with their seats and report counts."""
+    from datetime import datetime, timedelta, timezone
+
+    from app.db.models import Match, MatchSeat, Report, User
+
+    svc = client.app.state.services
+    admin = account(client, "Lim" + uuid.uuid4().hex[:6], role="admin")
+    tag = uuid.uuid4().hex[:8]
+    base = datetime(2031, 1, 1, tzinfo=timezone.utc)
+
+    def row(i, seconds, result):
+        return Match(id=f"{tag}{i:02d}", game="duell", status="finished" if result else "aborted",
+                     version=9, options={"duels_to_win": 1}, seed=i, host_id=f"u{tag}",
+                     result=result, created_at=base + timedelta(minutes=i),
+                     started_at=base + timedelta(minutes=i),
+                     finished_at=base + timedelta(minutes=i, seconds=seconds))
+
+    decisive = {"places": {"A": 1, "B": 2}, "winner": "A", "draw": False, "reason": "score"}
+    draw = {"places": {"A": 1, "B": 1}, "winner": None, "draw": True, "reason": "score"}
+    # Oldest first: 0-2 long and decisive (pass), then ten newer ones that fail a filter.
+    rows = [row(i, 600 + i, decisive) for i in range(3)]
+    rows += [row(3 + i, 30, decisive) for i in range(4)]           # too short
+    rows += [row(7 + i, 900, draw) for i in range(4)]              # a draw
+    rows += [row(11 + i, 900, None) for i in range(2)]             # aborted: no result
+
+    async def insert():
+        async with svc.maker() as session, session.begin():
+            session.add(User(id=f"u{tag}", name=f"Lim{tag}", role="player", is_guest=True,
+                             created_at=base))
+            await session.flush()
+            session.add_all(rows)
+            await session.flush()
+            session.add_all([MatchSeat(match_id=r.id, seat=s, user_id=f"u{tag}" if s == "A" else None,
+                                       place=None) for r in rows for s in ("A", "B")])
+            session.add(Report(match_id=rows[2].id, user_id=f"u{tag}", reason="test",
+                               created_at=base))
+
+    client.portal.call(insert)
+    h = admin["headers"]
+    since = "2031-01-01T00:00:00Z"
+
+    def ids(query):
+        r = client.get(f"/api/admin/matches?since={since}&{query}", headers=h)
+        assert r.status_code == 200, r.text
+        return [m["id"] for m in r.json() if m["id"].startswith(tag)]
+
+    page = client.get(f"/api/admin/matches?since={since}&min_duration=500&result=decisive&limit=2",
+                      headers=h).json()
+    assert [m["id"] for m in page] == [rows[2].id, rows[1].id]
+    assert page[0]["duration_seconds"] == 602 and page[0]["reports"] == 1 and page[1]["reports"] == 0
+    assert [s["seat"] for s in page[0]["seats"]] == ["A", "B"]
+    assert page[0]["seats"][0]["user"]["name"] == f"Lim{tag}" and page[0]["seats"][1]["user"] is None
+    assert ids("result=draw&limit=3") == [rows[10].id, rows[9].id, rows[8].id]
+    assert ids("max_duration=60&limit=50") == [r.id for r in reversed(rows[3:7])]
+    assert ids("min_duration=601&max_duration=601.5") == [rows[1].id]
+    assert ids("result=decisive&limit=50") == [r.id for r in reversed(rows[:7])]
+    assert ids("status=aborted&limit=50") == [rows[12].id, rows[11].id]
