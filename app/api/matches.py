@@ -110,7 +110,12 @@ async def report_match(match_id: str, body: ReportIn, user: User = Depends(curre
 @router.post("/{match_id}/rematch",
              summary="A new match of the same game and options; the other players are invited")
 async def rematch(match_id: str, user: User = Depends(current_user), svc: Services = Depends(get_services)):
-    doc = await svc.store.load(match_id)
+    try:
+        doc = await svc.store.load(match_id)
+    except ApiError as e:
+        if e.code != "not_found":
+            raise
+        return await _rematch_from_history(svc, match_id, user)
     if doc["status"] != "finished":
         raise ApiError("not_finished", "A rematch can be offered once the match has finished.")
     if user.id not in await _seats(svc, match_id):
@@ -118,6 +123,24 @@ async def rematch(match_id: str, user: User = Depends(current_user), svc: Servic
     new = await svc.store.rematch(match_id, user.public())
     # The old match now points at the new one: observers react (bots take their seats again).
     await service.after_change(svc, await svc.store.load(match_id))
+    return summary(await svc.store.load(new["id"]))
+
+
+async def _rematch_from_history(svc: Services, match_id: str, user: User) -> dict:
+    """The match has left Redis (FINISHED_TTL): nobody can be pointed at a new table from it
+    any more, so the rematch is a new open match with the same game and options, its bots
+    seated again; the player shares its invitation link as for any new match."""
+    old = await history.rematch_source(svc.maker, match_id)
+    if old is None:
+        raise ApiError("not_found", "There is no match with that id.")
+    if old["status"] != "finished":
+        raise ApiError("not_finished", "A rematch can be offered once the match has finished.")
+    if user.id not in {s["user"]["id"] for s in old["seats"] if s["user"]}:
+        raise ApiError("forbidden", "Only the match's players can offer a rematch.")
+    new = await svc.store.create(old["game"], dict(old["options"] or {}), user.public())
+    bots = getattr(svc, "bots", None)
+    if bots is not None and any((s["user"] or {}).get("bot") for s in old["seats"]):
+        await bots.seat_rematch(old, new["id"])
     return summary(await svc.store.load(new["id"]))
 
 

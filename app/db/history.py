@@ -216,6 +216,17 @@ async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None
         return _summary(m, seats)
 
 
+async def rematch_source(maker: async_sessionmaker, match_id: str) -> dict | None:
+    """What a rematch needs of a match that has left Redis: its game, status, options as
+    stored (secret ones included: they are not shown, only used again) and seats."""
+    summary = await match_summary(maker, match_id)
+    if summary is None:
+        return None
+    async with maker() as session:
+        summary["options"] = (await session.get(Match, match_id)).options
+    return summary
+
+
 def _summary(m: Match, seats) -> dict:
     return {
         "id": m.id, "game": m.game, "status": m.status, "version": m.version,

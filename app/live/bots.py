@@ -173,7 +173,7 @@ class BotRunner:
         if doc["status"] in ENDED:
             await self.r.srem(self.key, mid)
             if doc.get("rematch"):
-                await self._seat_rematch(doc)
+                await self.seat_rematch(doc, doc["rematch"])
             return
         await self.r.sadd(self.key, mid)
         if self.needs_turn(doc):
@@ -417,9 +417,10 @@ class BotRunner:
             await service.lobby_change(self.svc, change.doc)
         return change.write
 
-    async def _seat_rematch(self, doc: dict) -> None:
-        """A rematch offered on a match with bots: seat the same bots at the new table (once),
-        and start it when the one person there is the one who offered."""
+    async def seat_rematch(self, doc: dict, new_id: str) -> None:
+        """A rematch ``new_id`` offered on match ``doc`` (its ``game`` and ``seats`` are enough:
+        it may come from history): seat the same bots at the new table (once), and start it
+        when the one person there is the one who offered."""
         levels = [s["user"]["bot"] for s in doc["seats"] if is_bot(s["user"])]
         people = [s for s in doc["seats"] if s["user"] and not is_bot(s["user"])]
         known = [lv for lv in levels if lv in game_bots.levels(doc["game"])]
@@ -430,10 +431,10 @@ class BotRunner:
             return name_bots(new, known)
 
         try:
-            change = await self.store.add_bots(doc["rematch"], None, bots_for,
+            change = await self.store.add_bots(new_id, None, bots_for,
                                                start=len(people) <= 1)
         except ApiError as e:  # the new table started, filled up or went away meanwhile
-            log.info("bots not seated for the rematch", extra={"match": doc["rematch"], "code": e.code})
+            log.info("bots not seated for the rematch", extra={"match": new_id, "code": e.code})
             return
         if change.write:
             await service.lobby_change(self.svc, change.doc)

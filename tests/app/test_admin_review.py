@@ -164,6 +164,42 @@ def test_rematch_invites_the_other_player(client):
     assert joined["status"] == "live"
 
 
+def forget_live(client, mid):
+    """As if FINISHED_TTL had passed: the match is only in SQL history now."""
+    svc = client.app.state.services
+    client.portal.call(svc.redis.delete, svc.store.k.match(mid), svc.store.k.events(mid))
+    assert client.get(f"/api/matches/{mid}").json()["status"] == "finished"  # from history
+
+
+def test_rematch_after_the_match_left_redis(client):
+    mid, p, _ = finished_account_match(client, options={"duels_to_win": 2, "mode": "tenzone"}, seed=9)
+    forget_live(client, mid)
+    outsider = account(client, "Out" + uuid.uuid4().hex[:6])
+    r = client.post(f"/api/matches/{mid}/rematch", headers=outsider["headers"])
+    assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden"
+    r = client.post(f"/api/matches/{mid}/rematch", headers=p["B"]["headers"])
+    assert r.status_code == 200, r.text
+    new = r.json()
+    assert new["id"] != mid and new["status"] == "open" and new["game"] == "duell"
+    assert new["options"]["mode"] == "tenzone" and new["options"]["duels_to_win"] == 2
+    assert [s["user"]["id"] for s in new["seats"]] == [p["B"]["user"]["id"]]
+    joined = client.post(f"/api/matches/{new['id']}/join", headers=p["A"]["headers"]).json()
+    assert joined["status"] == "live"
+    r = client.post("/api/matches/nosuchmatch/rematch", headers=p["A"]["headers"])
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+def test_rematch_of_an_unfinished_match_from_history_is_refused(client):
+    a = account(client, "Lef" + uuid.uuid4().hex[:6])
+    mid = client.post("/api/matches", json={"game": "duell", "options": {}}, headers=a["headers"]).json()["id"]
+    assert client.post(f"/api/matches/{mid}/leave", headers=a["headers"]).json()["status"] == "aborted"
+    drain(client)
+    svc = client.app.state.services
+    client.portal.call(svc.redis.delete, svc.store.k.match(mid), svc.store.k.events(mid))
+    r = client.post(f"/api/matches/{mid}/rematch", headers=a["headers"])
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not_finished"
+
+
 def test_search_dates_in_any_offset_and_literal_names(client):
     from datetime import datetime, timedelta, timezone
 

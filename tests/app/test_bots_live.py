@@ -196,6 +196,21 @@ def test_rematch_against_the_computer_seats_the_bot_again(client):
     assert bot_seats(new) == {"B": live_bots.bot_user("random", 1)}
 
 
+def test_rematch_against_the_computer_after_the_match_left_redis(client):
+    ann = guest(client, "Ann")
+    sm = play_computer(client, ann, "duell")
+    client.post(f"/api/matches/{sm['id']}/actions", headers=ann["headers"], json={"action": {"type": "resign"}})
+    settle(client)
+    drain(client)
+    svc = client.app.state.services
+    client.portal.call(svc.redis.delete, svc.store.k.match(sm["id"]), svc.store.k.events(sm["id"]))
+    r = client.post(f"/api/matches/{sm['id']}/rematch", headers=ann["headers"])
+    assert r.status_code == 200, r.text
+    new = r.json()
+    assert new["id"] != sm["id"] and new["status"] == "live"
+    assert bot_seats(new) == {"B": live_bots.bot_user("random", 1)}
+
+
 # ------------------------------------------------------------------------------ open tables
 def test_bots_leave_a_table_no_person_sits_at(client):
     ann = guest(client, "Ann")
