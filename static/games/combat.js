@@ -15,7 +15,7 @@
 // `state` is the engine view of games/combat (docs/rules/combat.md). The board sends only
 // {"type": "fight"} (when `legal` lists it) and {"type": "concede"} (allowed to a seat still in).
 
-const SVGNS = "http://www.w3.org/2000/svg";
+import { el, fmtClock, submitAction, svg } from "./board.js";
 const LOG_MAX = 80;
 const WAR_MS = 1600; // the war stamp and the shake
 const CAPTURE_MS = 1400; // "+N" rising over the winner's prisoners
@@ -30,41 +30,6 @@ const LAYOUTS = {
 const NARROW_PX = 470;
 
 let uid = 0;
-
-function el(tag, attrs, children) {
-  const node = document.createElement(tag);
-  setAttrs(node, attrs);
-  append(node, children);
-  return node;
-}
-
-function svg(tag, attrs, children) {
-  const node = document.createElementNS(SVGNS, tag);
-  setAttrs(node, attrs);
-  append(node, children);
-  return node;
-}
-
-function append(node, children) {
-  for (const c of [].concat(children ?? [])) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-}
-
-function setAttrs(node, attrs) {
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
-  }
-}
-
-function fmtClock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, "0")}`;
-}
 
 function clip(text, max) {
   const s = String(text ?? "");
@@ -208,19 +173,11 @@ export function mount(root, ctx) {
     busy = true;
     error = null;
     render();
-    Promise.resolve()
-      .then(() => ctx.act(action))
-      .then(() => {
-        if (destroyed) return;
-        busy = false;
-        render();
-      })
-      .catch((err) => {
-        if (destroyed) return;
-        busy = false;
-        error = (err && (err.message || err.code)) || String(err);
-        render();
-      });
+    submitAction(ctx, action, () => !destroyed, (refused) => {
+      busy = false;
+      error = refused;
+      render();
+    });
   }
 
   function fight() {

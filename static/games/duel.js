@@ -16,6 +16,7 @@
 // Only actions of `legal` are sent (the plan is checked against its template).
 
 import { request } from '../api.js';
+import { append, el, fmtClock, same, submitAction, svg } from './board.js';
 import { verifyCommitment } from './duel_commit.js';
 import {
   SEATS,
@@ -40,7 +41,6 @@ import {
   inferDraws,
 } from './duel_rules.js';
 
-const SVGNS = 'http://www.w3.org/2000/svg';
 // the slot phrases that tell how a seat's own technique went (duel_rules.slotPhrases)
 const TECH_PHRASES = new Set([
   'log_hit', 'log_clashes', 'log_miss', 'log_blocked', 'log_countered', 'log_beaten', 'log_no_damage',
@@ -55,35 +55,6 @@ const LOG_MAX = 80;
 // ---------------------------------------------------------------------------------------------
 // DOM helpers
 // ---------------------------------------------------------------------------------------------
-function setAttrs(node, attrs) {
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-}
-
-function append(node, children) {
-  for (const c of [].concat(children ?? []).flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
-
-function el(tag, attrs, children) {
-  const node = document.createElement(tag);
-  setAttrs(node, attrs);
-  return append(node, children);
-}
-
-function svg(tag, attrs, children) {
-  const node = document.createElementNS(SVGNS, tag);
-  setAttrs(node, attrs);
-  return append(node, children);
-}
-
 /** node.replaceChildren(...) without the nulls (replaceChildren would print "null"). */
 function fill(node, ...children) {
   node.replaceChildren();
@@ -96,16 +67,6 @@ function svgFrom(markup, cls) {
   wrap.setAttribute('aria-hidden', 'true');
   wrap.innerHTML = markup;
   return wrap;
-}
-
-function fmtClock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, '0')}`;
-}
-
-function same(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,19 +380,11 @@ export function mount(root, ctx) {
     error = null;
     preview = null;
     render();
-    Promise.resolve()
-      .then(() => ctx.act(action))
-      .then(() => {
-        if (destroyed) return;
-        busy = false;
-        render();
-      })
-      .catch((err) => {
-        if (destroyed) return;
-        busy = false;
-        error = (err && (err.message || err.code)) || String(err);
-        render();
-      });
+    submitAction(ctx, action, () => !destroyed, (refused) => {
+      busy = false;
+      error = refused;
+      render();
+    });
   }
 
   // ---- rendering -------------------------------------------------------------------------------

@@ -8,47 +8,10 @@
 // on ack and rejects with {code, message}. The view document's `state` is the engine view of
 // games/duell (docs/rules/duell.md). Only entries of `legal` are ever sent.
 
-const SVGNS = "http://www.w3.org/2000/svg";
+import { el, fmtClock, same, setAttrs, submitAction, svg } from "./board.js";
+
 const CELL = 34; // px per track space in the SVG's own units
 const LOG_MAX = 40;
-
-function el(tag, attrs, children) {
-  const node = document.createElement(tag);
-  setAttrs(node, attrs);
-  for (const c of [].concat(children ?? [])) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
-
-function svg(tag, attrs, children) {
-  const node = document.createElementNS(SVGNS, tag);
-  setAttrs(node, attrs);
-  for (const c of [].concat(children ?? [])) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
-
-function setAttrs(node, attrs) {
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
-  }
-}
-
-function same(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function fmtClock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, "0")}`;
-}
 
 export function mount(root, ctx) {
   const t = (key, params) => ctx.t(`duell.${key}`, params ?? {});
@@ -132,20 +95,12 @@ export function mount(root, ctx) {
     busy = true;
     error = null;
     render();
-    Promise.resolve()
-      .then(() => ctx.act(action))
-      .then(() => {
-        if (destroyed) return;
-        busy = false;
-        selected = null;
-        render();
-      })
-      .catch((err) => {
-        if (destroyed) return;
-        busy = false;
-        error = (err && (err.message || err.code)) || String(err);
-        render();
-      });
+    submitAction(ctx, action, () => !destroyed, (refused) => {
+      busy = false;
+      error = refused;
+      if (!refused) selected = null;
+      render();
+    });
   }
 
   function toggleCard(value) {

@@ -19,6 +19,9 @@
 // (static/parbaj_decks.js).
 
 import { request } from "../api.js";
+import { el, fmtClock, same, submitAction } from "./board.js";
+
+export { el };
 
 export const ELEMENTS = ["fire", "water", "earth", "air", "light", "shadow"];
 export const TYPES = [...ELEMENTS, "neutral"];
@@ -62,31 +65,6 @@ export function loadStarters() {
 // ------------------------------------------------------------------------------------------
 // DOM helpers
 // ------------------------------------------------------------------------------------------
-export function el(tag, attrs, children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "text") node.textContent = v;
-    else if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of [].concat(children ?? [])) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
-
-function same(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function fmtClock(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const m = Math.floor(s / 60);
-  return `${m}:${String(s % 60).padStart(2, "0")}`;
-}
-
 // ------------------------------------------------------------------------------------------
 // Card text from data (translated). `tr` takes keys without the "parbaj." prefix.
 // ------------------------------------------------------------------------------------------
@@ -299,21 +277,15 @@ export function mount(root, ctx) {
     busy = true;
     error = null;
     render();
-    Promise.resolve()
-      .then(() => ctx.act(action))
-      .then(() => {
-        if (destroyed) return;
-        busy = false;
+    submitAction(ctx, action, () => !destroyed, (refused) => {
+      busy = false;
+      error = refused;
+      if (!refused) {
         sel = null;
         tokenAsk = null;
-        render();
-      })
-      .catch((err) => {
-        if (destroyed) return;
-        busy = false;
-        error = (err && (err.message || err.code)) || String(err);
-        render();
-      });
+      }
+      render();
+    });
   }
 
   function select(next) {
