@@ -9,11 +9,14 @@ Keys (``<prefix>`` is settings.redis_prefix), all expiring after ``RUN_TTL``::
 
     lab:run:<id>          status JSON: id, user, status, progress, spec, error, times
     lab:run:<id>:report   the report JSON, once done
+    lab:run:<id>:alive    set by the process that owns a queued or running run, every
+                          ``HEARTBEAT_SECONDS``; expires ``ALIVE_TTL`` after the last beat
     lab:active:<user>     id of the user's unfinished run (SET NX: the one-run rule)
     lab:runs:<user>       the user's latest run ids, newest first
 
-A process that dies mid-run leaves its run "running" until the active key expires
-(``ACTIVE_TTL``); the user can then start another.
+A process that dies mid-run (kill -9, a crash: no chance to say so) stops beating. The first
+read after ``ALIVE_TTL`` sees an unfinished run without a heartbeat, marks it failed and frees
+the user's slot, so the page says what happened and the user can start another at once.
 """
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ log = logging.getLogger("duelhall.lab")
 
 RUN_TTL = 7 * 24 * 3600
 ACTIVE_TTL = 6 * 3600
+HEARTBEAT_SECONDS = 5.0
+ALIVE_TTL = 30  # seconds without a beat before an unfinished run counts as orphaned
+UNFINISHED = ("queued", "running")
+ORPHANED = "The server running it stopped before the run finished; start it again."
 KEEP_RUNS = 20
 PROGRESS_EVERY = 0.5  # seconds between progress writes
 
@@ -56,7 +63,17 @@ def _now() -> str:
 def _keys(svc, run_id: str | None = None, user_id: str | None = None) -> dict:
     p = svc.settings.redis_prefix + "lab:"
     return {"run": f"{p}run:{run_id}", "report": f"{p}run:{run_id}:report",
+            "alive": f"{p}run:{run_id}:alive",
             "active": f"{p}active:{user_id}", "runs": f"{p}runs:{user_id}"}
+
+
+# Delete the user's slot only if it still holds this run (another may have taken it since).
+_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 async def _save(svc, status: dict) -> None:
@@ -65,8 +82,26 @@ async def _save(svc, status: dict) -> None:
 
 
 async def get(svc, run_id: str) -> dict | None:
-    raw = await svc.redis.get(_keys(svc, run_id)["run"])
-    return json.loads(raw) if raw else None
+    """The run's status; an unfinished run whose process stopped beating is marked failed
+    here (and its user's slot freed)."""
+    k = _keys(svc, run_id)
+    raw = await svc.redis.get(k["run"])
+    if not raw:
+        return None
+    status = json.loads(raw)
+    if status["status"] in UNFINISHED and not await svc.redis.exists(k["alive"]):
+        status.update(status="failed", error=ORPHANED, finished=_now())
+        await _save(svc, status)
+        await svc.redis.eval(_RELEASE_LUA, 1, _keys(svc, user_id=status["user"])["active"], run_id)
+        log.warning("lab run orphaned", extra={"run": run_id})
+    return status
+
+
+async def _beat(svc, run_id: str) -> None:
+    key = _keys(svc, run_id)["alive"]
+    while True:
+        await svc.redis.set(key, "1", ex=ALIVE_TTL)
+        await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
 async def report(svc, run_id: str) -> dict | None:
@@ -88,13 +123,21 @@ async def start(svc, user, spec: LabSpec) -> dict:
     """Record the run, claim the user's one slot, and start it in the background."""
     run_id = uuid.uuid4().hex[:16]
     k = _keys(svc, run_id, user.id)
-    if not await svc.redis.set(k["active"], run_id, nx=True, ex=ACTIVE_TTL):
+    while not await svc.redis.set(k["active"], run_id, nx=True, ex=ACTIVE_TTL):
         other = await svc.redis.get(k["active"])
-        raise LabBusy(other.decode() if isinstance(other, bytes) else str(other))
+        other = other.decode() if isinstance(other, bytes) else other
+        if other is None:
+            continue  # freed meanwhile: claim it
+        held = await get(svc, other)  # frees the slot if that run's process is gone
+        if held is not None and held["status"] in UNFINISHED:
+            raise LabBusy(str(other))
+        if held is None:  # expired status: the slot is stale too
+            await svc.redis.eval(_RELEASE_LUA, 1, k["active"], other)
     total = spec.games * (2 if spec.compare is not None else 1)
     status = {"id": run_id, "user": user.id, "status": "queued", "spec": spec.to_dict(),
               "progress": {"done": 0, "total": total}, "error": None, "created": _now(),
               "started": None, "finished": None, "seconds": None}
+    await svc.redis.set(k["alive"], "1", ex=ALIVE_TTL)
     await _save(svc, status)
     await svc.redis.lpush(k["runs"], run_id)
     await svc.redis.ltrim(k["runs"], 0, KEEP_RUNS - 1)
@@ -109,6 +152,7 @@ async def _run(svc, user_id: str, spec: LabSpec, status: dict) -> None:
     gate = _gates.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(1))
     k = _keys(svc, status["id"], user_id)
     pool = None
+    heartbeat = asyncio.create_task(_beat(svc, status["id"]), name=f"lab-beat-{status['id']}")
     try:
         async with gate:
             status.update(status="running", started=_now())
@@ -133,9 +177,11 @@ async def _run(svc, user_id: str, spec: LabSpec, status: dict) -> None:
         status.update(status="failed", error="The run failed on the server.", finished=_now())
         await _save(svc, status)
     finally:
+        heartbeat.cancel()
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
-        await svc.redis.delete(k["active"])
+        await svc.redis.delete(k["alive"])
+        await svc.redis.eval(_RELEASE_LUA, 1, k["active"], status["id"])
 
 
 async def _play(svc, pool, spec: LabSpec, workers: int, status: dict) -> list[list[dict]]:

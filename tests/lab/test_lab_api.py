@@ -81,3 +81,48 @@ def test_lab_limits_and_roles(client, settings):
     assert meta["max_games"] == settings.lab_max_games and meta["levels"] == ["random", "strong"]
     duel = next(g for g in meta["games"] if g["id"] == "duel")
     assert duel["lineup"] == "duellist" and "brute" in duel["lineups"]
+
+
+def test_a_run_whose_process_died_is_marked_failed_and_frees_the_slot(client):
+    """kill -9 leaves no chance to say so: a queued or running run without a heartbeat is
+    failed by the next read, and its user may start another at once."""
+    import json
+
+    from app.lab import service
+
+    svc = client.app.state.services
+    org = account(client, "Dead" + uuid.uuid4().hex[:6], role="organiser")
+    uid = org["user"]["id"]
+    put = lambda key, value: client.portal.call(svc.redis.set, key, value)  # noqa: E731
+
+    def orphan(run_id: str, status: str, beating: bool) -> None:
+        k = service._keys(svc, run_id, uid)
+        put(k["run"], json.dumps({"id": run_id, "user": uid, "status": status, "spec": {},
+                                  "progress": {"done": 3, "total": 10}, "error": None,
+                                  "created": "2026-11-30T00:00:00+00:00", "started": None,
+                                  "finished": None, "seconds": None}))
+        put(k["active"], run_id)
+        client.portal.call(svc.redis.lpush, k["runs"], run_id)
+        if beating:
+            put(k["alive"], "1")
+
+    small = {"game": "combat", "games": 2, "bots": ["random"]}
+    # Still beating: the run stands and the slot stays taken.
+    orphan("alive0000000001", "running", beating=True)
+    assert client.get("/api/lab/runs/alive0000000001", headers=org["headers"]).json()["status"] == "running"
+    r = client.post("/api/lab/runs", json=small, headers=org["headers"])
+    assert r.status_code == 409 and "alive0000000001" in r.json()["error"]["message"]
+    client.portal.call(svc.redis.delete, service._keys(svc, "alive0000000001")["alive"])
+    # Its process is gone: the first read fails it, with a message for the page.
+    run = client.get("/api/lab/runs/alive0000000001", headers=org["headers"]).json()
+    assert run["status"] == "failed" and run["error"] == service.ORPHANED and run["finished"]
+    r = client.post("/api/lab/runs", json=small, headers=org["headers"])
+    assert r.status_code == 202, r.text
+    _wait_done(client, r.json()["id"], org["headers"])
+    # A queued run left behind is found by starting the next one (no read needed first).
+    orphan("queued000000001", "queued", beating=False)
+    r = client.post("/api/lab/runs", json=small, headers=org["headers"])
+    assert r.status_code == 202, r.text
+    _wait_done(client, r.json()["id"], org["headers"])
+    listed = {x["id"]: x["status"] for x in client.get("/api/lab/runs", headers=org["headers"]).json()["runs"]}
+    assert listed["queued000000001"] == "failed" and listed["alive0000000001"] == "failed"
