@@ -549,6 +549,23 @@ class Lane:
             r.raise_for_status()
             self.tokens[seat] = r.json()["token"]
 
+    async def report_stall(self, mid, hdr, seen, acted, last_view, outstanding, received) -> None:
+        """A match with no message on either socket for STALL_SECONDS: print what this client
+        saw next to what the server holds now, so a lost view can be told from a lost move."""
+        mine = {s: {"seen": seen[s], "acted_on": acted[s], "received": dict(received[s]),
+                    "last": {k: v.get(k) for k in ("version", "status", "pending", "client_seq")}
+                    if (v := last_view.get(s)) else None} for s in ("A", "B")}
+        server = {}
+        for s in ("A", "B"):
+            try:
+                r = await self.run.http[self.url[s]].get(f"/api/matches/{mid}/view", headers=hdr[s])
+                v = r.json()
+                server[s] = {k: v.get(k) for k in ("version", "status", "pending")}
+            except Exception as e:  # a diagnostic: never let it end the run
+                server[s] = repr(e)
+        print(f"stalled match {mid}: client {mine} outstanding {list(outstanding)}; "
+              f"server {server}", file=sys.stderr, flush=True)
+
     def sending_allowed(self) -> bool:
         run = self.run
         if run.stopping or self.done_sending:
@@ -604,6 +621,7 @@ class Lane:
         outstanding: collections.deque = collections.deque()  # (target, t0, seat, cseq)
         finished = {"A": False, "B": False}
         progress = [time.monotonic()]
+        received = {"A": collections.Counter(), "B": collections.Counter()}  # message types
         done = asyncio.Event()  # also tells this match's paced sends that it is over
 
         async def send_action(seat: str, view: dict) -> None:
@@ -663,6 +681,7 @@ class Lane:
                     progress[0] = time.monotonic()
                     msg = orjson.loads(raw)
                     kind = msg.get("type")
+                    received[seat][kind] += 1
                     if kind == "view":
                         stats.views += 1
                         stats.view_bytes += len(raw)
@@ -715,6 +734,7 @@ class Lane:
                     break
                 if time.monotonic() - progress[0] > STALL_SECONDS:
                     stats.errors["stalled_match"] += 1
+                    await self.report_stall(mid, hdr, seen, acted, last_view, outstanding, received)
                     break
             if all(finished.values()):
                 stats.matches_finished += 1
