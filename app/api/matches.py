@@ -130,7 +130,7 @@ async def _rematch_from_history(svc: Services, match_id: str, user: User) -> dic
     """The match has left Redis (FINISHED_TTL): nobody can be pointed at a new table from it
     any more, so the rematch is a new open match with the same game and options, its bots
     seated again; the player shares its invitation link as for any new match."""
-    old = await history.rematch_source(svc.maker, match_id)
+    old = await history.match_summary(svc.maker, match_id, stored_options=True)
     if old is None:
         raise ApiError("not_found", "There is no match with that id.")
     if old["status"] != "finished":

@@ -204,7 +204,11 @@ async def _rate(session: AsyncSession, h: dict) -> None:
         r.updated_at = now
 
 
-async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None:
+async def match_summary(maker: async_sessionmaker, match_id: str, *,
+                        stored_options: bool = False) -> dict | None:
+    """The match's public summary from history. ``stored_options``: the options as stored,
+    secret ones included, for the server's own use (a rematch plays with them), never to be
+    shown."""
     async with maker() as session:
         m = await session.get(Match, match_id)
         if m is None:
@@ -213,18 +217,10 @@ async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None
             select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
             .where(MatchSeat.match_id == match_id).order_by(MatchSeat.seat)
         )).all()
-        return _summary(m, seats)
-
-
-async def rematch_source(maker: async_sessionmaker, match_id: str) -> dict | None:
-    """What a rematch needs of a match that has left Redis: its game, status, options as
-    stored (secret ones included: they are not shown, only used again) and seats."""
-    summary = await match_summary(maker, match_id)
-    if summary is None:
-        return None
-    async with maker() as session:
-        summary["options"] = (await session.get(Match, match_id)).options
-    return summary
+        summary = _summary(m, seats)
+        if stored_options:
+            summary["options"] = m.options
+        return summary
 
 
 def _summary(m: Match, seats) -> dict:
