@@ -100,7 +100,10 @@ async def get(svc, run_id: str) -> dict | None:
 async def _beat(svc, run_id: str) -> None:
     key = _keys(svc, run_id)["alive"]
     while True:
-        await svc.redis.set(key, "1", ex=ALIVE_TTL)
+        try:
+            await svc.redis.set(key, "1", ex=ALIVE_TTL)
+        except Exception:  # Redis away for a moment: keep beating; the run itself goes on
+            log.warning("lab heartbeat failed", extra={"run": run_id}, exc_info=True)
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
