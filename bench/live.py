@@ -560,7 +560,7 @@ class Lane:
             try:
                 r = await self.run.http[self.url[s]].get(f"/api/matches/{mid}/view", headers=hdr[s])
                 v = r.json()
-                server[s] = {k: v.get(k) for k in ("version", "status", "pending")}
+                server[s] = {k: v.get(k) for k in ("match", "seat", "version", "status", "pending")}
             except Exception as e:  # a diagnostic: never let it end the run
                 server[s] = repr(e)
         print(f"stalled match {mid}: client {mine} outstanding {list(outstanding)}; "
