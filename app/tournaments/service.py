@@ -756,10 +756,21 @@ async def sweep_once(svc) -> None:
             log.exception("tournament sweep failed", extra={"tournament": tid})
 
 
+async def take_sweep_turn(svc, poll_seconds: float) -> bool:
+    """Whether this process sweeps now. Every process runs the loop, but the sweep reads every
+    running tournament: one sweep per interval for the whole deployment is enough, so the
+    first process to set a lease key sweeps and the others skip until it expires (a little
+    before the next tick, so a process that died hands over at once)."""
+    lease_ms = max(1, int(poll_seconds * 900))
+    key = f"{svc.store.k.p}tour:sweep-lease"
+    return bool(await svc.redis.set(key, svc.settings.instance_name, nx=True, px=lease_ms))
+
+
 async def run_sweep(svc, poll_seconds: float, stop: asyncio.Event) -> None:
     while not stop.is_set():
         try:
-            await sweep_once(svc)
+            if await take_sweep_turn(svc, poll_seconds):
+                await sweep_once(svc)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -783,3 +783,28 @@ def test_correcting_a_grand_final_brings_back_the_reset():
     assert reset["id"] == "GF2"
     s = T.report(s, "GF2", {"winner": "b"})
     assert T.champion(s) == "b"
+
+
+async def test_one_process_sweeps_per_interval():
+    """Every process runs the sweep loop; one lease key lets only one of them sweep per tick,
+    and a lease that has run out (its process gone) goes to the next process that asks."""
+    from types import SimpleNamespace
+
+    import fakeredis
+
+    server = fakeredis.FakeServer()
+
+    def process(name):
+        return SimpleNamespace(redis=fakeredis.FakeAsyncRedis(server=server, decode_responses=True),
+                               store=SimpleNamespace(k=SimpleNamespace(p="t:")),
+                               settings=SimpleNamespace(instance_name=name))
+
+    one, two = process("one"), process("two")
+    turns = await asyncio.gather(service.take_sweep_turn(one, 1.0), service.take_sweep_turn(two, 1.0))
+    assert sorted(turns) == [False, True]
+    holder = "one" if turns[0] else "two"
+    assert await one.redis.get("t:tour:sweep-lease") == holder
+    assert 0 < await one.redis.pttl("t:tour:sweep-lease") <= 900  # shorter than the tick
+    assert not await service.take_sweep_turn(two, 1.0) and not await service.take_sweep_turn(one, 1.0)
+    await one.redis.delete("t:tour:sweep-lease")  # as when it expires
+    assert await service.take_sweep_turn(two, 1.0)
