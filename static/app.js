@@ -1264,7 +1264,8 @@ function matchScreen(main, matchId) {
     if (s === 'aborted' && !r) {
       els.result.hidden = false;
       els.result.className = 'result-banner result-other';
-      els.result.replaceChildren(h('strong', {}, t('result.aborted')));
+      const why = m.view?.abort_reason;
+      els.result.replaceChildren(h('strong', {}, t(why === 'tournament_cancelled' ? 'result.aborted_tournament_cancelled' : 'result.aborted')));
       return;
     }
     if (!r) {

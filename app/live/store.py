@@ -232,6 +232,7 @@ def summary(doc: dict) -> dict:
         "started_at": iso(doc.get("started_at")),
         "finished_at": iso(doc.get("finished_at")),
         "result": doc.get("result"),
+        "abort_reason": doc.get("abort_reason"),
         "rematch": doc.get("rematch"),
     }
 
@@ -759,5 +760,20 @@ class MatchStore:
             doc["finished_at"] = now()
             self._after_engine_step(doc, game, actor=None)
             return Change(doc, [ended], [self._history(doc, "match")])
+
+        return await self.mutate(mid, compute)
+
+    async def abort_match(self, mid: str, reason: str) -> Change:
+        """Stop an open or live match from outside, with no result (nobody wins, nobody is
+        rated): its tournament was cancelled. ``reason`` is shown to its players."""
+        def compute(doc: dict) -> Change:
+            if doc["status"] not in ("open", "live"):
+                return Change(doc, write=False)
+            doc["version"] += 1
+            doc["status"] = "aborted"
+            doc["abort_reason"] = reason
+            doc["finished_at"] = now()
+            doc["deadlines"], doc["decisions"] = {}, {}
+            return Change(doc, [event("aborted", reason=reason)], [self._history(doc, "match")])
 
         return await self.mutate(mid, compute)

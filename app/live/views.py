@@ -52,6 +52,7 @@ def render(doc: dict, seat: str | None, viewer: str, batches: list[dict]) -> dic
         "state": game_view,
         "events": events,
         "result": doc.get("result"),
+        "abort_reason": doc.get("abort_reason"),
         "deadline": iso(own),
         "deadlines": deadlines,
         "client_seq": doc["cseq"].get(seat, 0) if seat else 0,

@@ -87,6 +87,7 @@ class Effects:
 
     create: list[tuple[str, int]] = field(default_factory=list)   # (pairing, game number)
     end: list[str] = field(default_factory=list)                  # matches whose pairing is decided
+    abort: list[str] = field(default_factory=list)                # matches of a cancelled event
     audits: list[dict] = field(default_factory=list)              # written with the change
     standings: dict[int, list] = field(default_factory=dict)      # round -> standings after it
 
@@ -123,6 +124,16 @@ async def _after_write(svc, ev: dict, fx: Effects) -> None:
         await _create_match(svc, ev, pid, game)
     for mid in fx.end:
         await _end_decided(svc, ev, mid)
+    for mid in fx.abort:
+        try:
+            ch = await svc.store.abort_match(mid, "tournament_cancelled")
+        except ApiError:
+            continue  # never created, or gone from Redis: nothing to stop
+        except Exception:
+            log.exception("could not abort a tournament match", extra={"tournament": ev["id"], "match": mid})
+            continue
+        if ch.write:
+            await _push(svc, ch)
 
 
 async def _create_match(svc, ev: dict, pid: str, game: int) -> dict | None:
@@ -233,6 +244,10 @@ def transition_fn(to: str, actor=None, reason: str | None = None):
         if to == "cancelled":
             ev["finished_at"] = iso(t)
             fx.audits.append(_audit(actor, "tournament_cancel", ev, {"reason": reason}))
+            # Its matches stop too: they would count for nothing, and a player who leaves one
+            # should not lose on the clock (and in the ratings) for it.
+            fx.abort += [m["id"] for mp in ev["meta"].get("pairings", {}).values()
+                         for m in mp["matches"] if not m["recorded"]]
     return fn
 
 

@@ -808,3 +808,36 @@ async def test_one_process_sweeps_per_interval():
     assert not await service.take_sweep_turn(two, 1.0) and not await service.take_sweep_turn(one, 1.0)
     await one.redis.delete("t:tour:sweep-lease")  # as when it expires
     assert await service.take_sweep_turn(two, 1.0)
+
+
+def test_cancel_stops_the_events_live_matches(client, org):
+    """Cancelling a running event aborts its open matches: no result, nobody rated, and the
+    players are told why (a player who walks away must not lose on the clock for it)."""
+    from tests.conftest import drain
+
+    tid, ps, d = running_event(client, org, 4, rounds=2, game_options={"clock_seconds": 30})
+    people = by_id(ps)
+    live = [(p["matches"][0]["id"], people[p["players"][0]]) for p in d["current_round"]["pairings"]]
+    assert len(live) == 2
+    first_mid, first_player = live[0]
+    assert view(client, first_mid, first_player)["status"] == "live"
+    with client.websocket_connect(f"/ws/matches/{first_mid}?token={first_player['token']}") as ws:
+        assert ws.receive_json()["status"] == "live"
+        d = ok(client.post(f"/api/tournaments/{tid}/cancel", json={"reason": "venue closed"},
+                           headers=org["headers"]))
+        assert d["status"] == "cancelled"
+        pushed = ws.receive_json()
+        assert pushed["status"] == "aborted" and pushed["abort_reason"] == "tournament_cancelled"
+        assert any(e["type"] == "aborted" for e in pushed["events"])
+    for mid, p in live:
+        v = view(client, mid, p)
+        assert v["status"] == "aborted" and v["result"] is None and v["deadlines"] == {}
+        assert v["abort_reason"] == "tournament_cancelled"
+        r = act(client, mid, p, {"type": "resign"})
+        assert r.status_code == 409, r.text
+    drain(client)
+    for mid, p in live:
+        row = ok(client.get(f"/api/matches/{mid}"))
+        assert row["status"] == "aborted"
+    profile = ok(client.get(f"/api/users/{first_player['user']['id']}"))
+    assert profile["ratings"] == [], profile
