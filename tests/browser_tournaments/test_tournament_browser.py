@@ -8,7 +8,8 @@ the browser. The page then shows the bracket as SVG (two semi-finals being playe
 to its live match, and the final waiting) and the pairings. A player resigns over HTTP: the
 page shows the result in the bracket and the pairings table without being reloaded (a marker
 set on ``window`` survives), through the tournament websocket. The player's own page shows
-their opponent and a link to their match.
+their opponent and a link to their match; when the organiser then cancels the event, that
+match's page says the match was stopped because the tournament was cancelled.
 
 Skipped only when /usr/bin/chromium is missing and CI is not "true". Set SCREENSHOT_DIR to keep
 screenshots."""
@@ -183,6 +184,12 @@ def test_organiser_runs_an_event_in_the_browser(server, browser):
         page2.reload()  # a hash change alone does not restart the app with the token
         expect(page2.locator("#my-pairing")).to_contain_text(detail["names"][other["players"][1]])
         expect(page2.locator("#play-match")).to_have_attribute("href", f"#/match/{other['matches'][0]['id']}")
+
+        # The organiser cancels the event: the player's open match stops and says why.
+        page2.click("#play-match")
+        expect(page2.locator("#result-banner")).to_be_hidden()
+        ok(server, "POST", f"/api/tournaments/{tid}/cancel", organiser["token"], {"reason": "test"})
+        expect(page2.locator("#result-banner")).to_contain_text("The tournament was cancelled")
         ctx2.close()
     finally:
         ctx.close()
