@@ -52,6 +52,22 @@ export function fmtClock(ms) {
 }
 
 /**
+ * A decision clock in `node`: `label(msLeft)` as its text, marked `urgent` in the last 10 s;
+ * empty when there is no `deadline` (ISO time text, or null).
+ */
+export function showClock(node, deadline, label) {
+  const at = deadline ? Date.parse(deadline) : NaN;
+  if (Number.isNaN(at)) {
+    node.textContent = '';
+    node.classList.remove('urgent');
+    return;
+  }
+  const left = at - Date.now();
+  node.textContent = label(left);
+  node.classList.toggle('urgent', left < 10000);
+}
+
+/**
  * Hand one action to the shell (`ctx.act`: the shared websocket client) and report back once:
  * `finish(null)` when it was applied, `finish(message)` when it was refused or could not be
  * sent. Nothing is reported to a board that was unmounted meanwhile (`isMounted()` false).

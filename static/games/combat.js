@@ -15,7 +15,7 @@
 // `state` is the engine view of games/combat (docs/rules/combat.md). The board sends only
 // {"type": "fight"} (when `legal` lists it) and {"type": "concede"} (allowed to a seat still in).
 
-import { el, fmtClock, submitAction, svg } from "./board.js";
+import { el, fmtClock, showClock, submitAction, svg } from "./board.js";
 const LOG_MAX = 80;
 const WAR_MS = 1600; // the war stamp and the shake
 const CAPTURE_MS = 1400; // "+N" rising over the winner's prisoners
@@ -275,16 +275,8 @@ export function mount(root, ctx) {
     const node = board.querySelector("[data-clock]");
     if (!node) return;
     const mine = me();
-    const dl = doc && !over() && doc.deadlines ? (mine && doc.deadlines[mine]) || null : null;
-    const deadline = dl ? Date.parse(dl) : NaN;
-    if (Number.isNaN(deadline)) {
-      node.textContent = "";
-      node.classList.remove("urgent");
-      return;
-    }
-    const left = deadline - Date.now();
-    node.textContent = t("clock", { time: fmtClock(left) });
-    node.classList.toggle("urgent", left < 10000);
+    const deadline = doc && !over() && doc.deadlines ? (mine && doc.deadlines[mine]) || null : null;
+    showClock(node, deadline, (left) => t("clock", { time: fmtClock(left) }));
   }
 
   function statusText(st) {

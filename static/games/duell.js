@@ -8,7 +8,7 @@
 // on ack and rejects with {code, message}. The view document's `state` is the engine view of
 // games/duell (docs/rules/duell.md). Only entries of `legal` are ever sent.
 
-import { el, fmtClock, same, setAttrs, submitAction, svg } from "./board.js";
+import { el, fmtClock, same, setAttrs, showClock, submitAction, svg } from "./board.js";
 
 const CELL = 34; // px per track space in the SVG's own units
 const LOG_MAX = 40;
@@ -182,15 +182,8 @@ export function mount(root, ctx) {
   function renderClock() {
     const node = board.querySelector("[data-clock]");
     if (!node) return;
-    const deadline = doc && doc.deadline && doc.status !== "finished" ? Date.parse(doc.deadline) : NaN;
-    if (Number.isNaN(deadline)) {
-      node.textContent = "";
-      node.classList.remove("urgent");
-      return;
-    }
-    const left = deadline - Date.now();
-    node.textContent = t("clock", { time: fmtClock(left) });
-    node.classList.toggle("urgent", left < 10000);
+    const deadline = doc && doc.status !== "finished" ? doc.deadline : null;
+    showClock(node, deadline, (left) => t("clock", { time: fmtClock(left) }));
   }
 
   function renderStatus(st) {

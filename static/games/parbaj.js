@@ -19,7 +19,7 @@
 // (static/parbaj_decks.js).
 
 import { request } from "../api.js";
-import { el, fmtClock, same, submitAction } from "./board.js";
+import { el, fmtClock, same, showClock, submitAction } from "./board.js";
 
 export { el };
 
@@ -452,15 +452,8 @@ export function mount(root, ctx) {
   function renderClock() {
     const node = board.querySelector("[data-clock]");
     if (!node) return;
-    const deadline = doc && doc.deadline && doc.status !== "finished" ? Date.parse(doc.deadline) : NaN;
-    if (Number.isNaN(deadline)) {
-      node.textContent = "";
-      node.classList.remove("urgent");
-      return;
-    }
-    const left = deadline - Date.now();
-    node.textContent = tr("clock", { time: fmtClock(left) });
-    node.classList.toggle("urgent", left < 10000);
+    const deadline = doc && doc.status !== "finished" ? doc.deadline : null;
+    showClock(node, deadline, (left) => tr("clock", { time: fmtClock(left) }));
   }
 
   function renderStatus(st) {
