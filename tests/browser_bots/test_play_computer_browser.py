@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -125,11 +126,19 @@ def test_play_the_computer_from_the_lobby_to_the_end(server, new_page):
     expect(row).to_contain_text("Computer (random)")
     expect(row.locator("[data-testid=bot-badge]")).to_be_visible()
     # The record: the computer made its own moves (none by the clock: there is none here).
+    # 503 means its last actions are still on their way to SQL: retry, as the protocol says.
     token = page.evaluate("() => localStorage.getItem('duelhall.token')")
     req = urllib.request.Request(f"{server}/api/matches/{match_id}/record",
                                  headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        record = json.loads(r.read())
+    end = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                record = json.loads(r.read())
+            break
+        except urllib.error.HTTPError as e:
+            assert e.code == 503 and time.monotonic() < end, f"record: HTTP {e.code}"
+            time.sleep(0.2)
     assert record["seats"][1]["user"]["bot"] == "random"
     bot_steps = [a for a in record["actions"] if a["seat"] == "B"]
     assert bot_steps and all(a["kind"] == "action" for a in bot_steps)
