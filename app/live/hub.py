@@ -200,7 +200,10 @@ class Hub:
         group = [c for c in self.conns.get(doc["id"], ()) if c.last_seq < doc["version"] and not c.closed]
         if not group:
             return
-        oldest = min(c.last_seq for c in group)
+        # A socket whose opening view has not gone out yet (last_seq 0) gets exactly what that
+        # view would carry, the latest change's events: its first message must not depend on
+        # whether a fan-out or the opening send got there first.
+        oldest = min(c.last_seq or doc["version"] - 1 for c in group)
         if known is not None and oldest == doc["version"] - 1:
             batches = [{"version": v, "events": e} for v, e in known.items()]
         else:
@@ -214,9 +217,10 @@ class Hub:
                 if c.closed or c.last_seq >= doc["version"]:
                     return
                 seat, viewer = viewer_for(doc, c.user_id)
-                key = (seat, viewer, c.last_seq)
+                after = c.last_seq or doc["version"] - 1
+                key = (seat, viewer, after)
                 if key not in rendered:
-                    mine = [b for b in batches if b["version"] > c.last_seq]
+                    mine = [b for b in batches if b["version"] > after]
                     rendered[key] = dumps({"type": "view", **render(doc, seat, viewer, mine)})
                 await c._send_now(rendered[key])
                 c.last_seq = doc["version"]

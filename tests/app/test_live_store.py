@@ -380,6 +380,32 @@ async def test_hub_holds_notices_during_its_own_write(stores):
     assert json.loads(sock.sent[-1])["version"] == other.doc["version"]
 
 
+async def test_a_fresh_sockets_first_view_is_the_same_whoever_sends_it(stores):
+    """A socket added but not yet sent its opening view can be reached first by a fan-out (a
+    notice, a resync). Its first message is then exactly the opening view, with the latest
+    change's events only, not every kept batch: the no-leak tests compare messages byte for
+    byte, and a client should not see a different first message depending on timing."""
+    from app.live.hub import Conn, Hub
+
+    store = stores[0]
+    doc = await live_duell(store)
+    seat, legal, uid = mover_and_legal(doc)
+    doc = (await store.act(doc["id"], uid, legal[0])).doc
+    assert len(await store.events_since(doc["id"], 0)) >= 3  # created, joined/started, the move
+
+    hub = Hub(store, store.r)
+    by_fan_out, by_opening = RecordingSocket(), RecordingSocket()
+    first = Conn(by_fan_out, doc["id"], ANN["id"])
+    hub.conns[doc["id"]] = {first}
+    hub.resync()
+    await asyncio.gather(*hub._pushers.values())
+    second = Conn(by_opening, doc["id"], ANN["id"])
+    await hub.send_view(second, doc["version"] - 1, doc, first=True)
+    assert by_fan_out.sent == by_opening.sent and len(by_fan_out.sent) == 1
+    events = json.loads(by_fan_out.sent[0])["events"]
+    assert events and {e["version"] for e in events} == {doc["version"]}
+
+
 async def test_a_client_that_stops_reading_is_dropped_and_delays_nobody_twice(stores, monkeypatch):
     """A spectator whose send never completes (a full buffer) costs the players one
     SEND_TIMEOUT at most: the players get their views first, the stuck socket is dropped."""
