@@ -294,6 +294,7 @@ def test_footwork_only_for_those_who_can_move():
 
 
 def test_invariants_over_varied_random_playouts():
+    bound = set()  # which limits the playouts pressed against: the track's ends, face to face
     for seed in range(30):
         rnd = random.Random(seed)
         opts = {"track_length": rnd.choice([9, 15, 31]), "max_slots": rnd.choice([3, 60, 120]),
@@ -319,7 +320,11 @@ def test_invariants_over_varied_random_playouts():
                         continue
                     at[e["seat"]], last[e["seat"]] = e["to"], move
             assert {s: P[s]["pos"] for s in "AB"} == at
-            assert 1 <= P["A"]["pos"] < P["B"]["pos"] <= opts["track_length"]
+            a, b = P["A"]["pos"], P["B"]["pos"]
+            assert 1 <= a < b <= opts["track_length"], (a, b, opts)
+            bound |= {k for k, hit in (("A end", a == 1), ("B end", b == opts["track_length"]),
+                                       ("face to face", b - a == 1)) if hit}
             for s in "AB":
                 assert 0 <= P[s]["st"] <= 20 and P[s]["hp"] >= 0 and P[s]["lock"] <= 3
             assert (st["xs"] in (1, 2, 3) or st["phase"] == "duellist") and st["slot"] <= opts["max_slots"]
+    assert bound == {"A end", "B end", "face to face"}, bound

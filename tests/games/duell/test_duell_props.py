@@ -142,8 +142,10 @@ def test_card_conservation_and_invariants():
     the limit; a fencer moves only by a move, advance-and-attack or retreat event that
     matches its card and direction (from where it stood, to where it now stands, unless that
     step ended the duel and the next one was set up), and so stays on the track, in front of
-    the opponent."""
+    the opponent: the bounds are checked where they bind, at both ends of the track and with
+    the fencers face to face."""
     moves = 0
+    bound = set()  # which limits the playouts pressed against
     for options in MODES[:2]:
         for seed in range(10):
             rnd = random.Random(seed)
@@ -172,8 +174,11 @@ def test_card_conservation_and_invariants():
                 if state["result"] is None and not new_duel:
                     assert state["pos"] == {**before, **moved}
                 L = state["options"]["track_length"]
-                assert 1 <= state["pos"]["A"] < state["pos"]["B"] <= L
+                a, b = state["pos"]["A"], state["pos"]["B"]
+                assert 1 <= a < b <= L, (a, b, L)
+                bound |= {k for k, hit in (("A end", a == 1), ("B end", b == L), ("face to face", b - a == 1)) if hit}
     assert moves > 1000  # the playouts did move the fencers
+    assert bound == {"A end", "B end", "face to face"}, bound
 
 
 # ---------------------------------------------------------------------------------------------
