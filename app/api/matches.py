@@ -111,36 +111,30 @@ async def report_match(match_id: str, body: ReportIn, user: User = Depends(curre
              summary="A new match of the same game and options; the other players are invited")
 async def rematch(match_id: str, user: User = Depends(current_user), svc: Services = Depends(get_services)):
     try:
-        doc = await svc.store.load(match_id)
+        old, live = await svc.store.load(match_id), True
     except ApiError as e:
         if e.code != "not_found":
             raise
-        return await _rematch_from_history(svc, match_id, user)
-    if doc["status"] != "finished":
-        raise ApiError("not_finished", "A rematch can be offered once the match has finished.")
-    if user.id not in await _seats(svc, match_id):
-        raise ApiError("forbidden", "Only the match's players can offer a rematch.")
-    new = await svc.store.rematch(match_id, user.public())
-    # The old match now points at the new one: observers react (bots take their seats again).
-    await service.after_change(svc, await svc.store.load(match_id))
-    return summary(await svc.store.load(new["id"]))
-
-
-async def _rematch_from_history(svc: Services, match_id: str, user: User) -> dict:
-    """The match has left Redis (FINISHED_TTL): nobody can be pointed at a new table from it
-    any more, so the rematch is a new open match with the same game and options, its bots
-    seated again; the player shares its invitation link as for any new match."""
-    old = await history.match_summary(svc.maker, match_id, stored_options=True)
-    if old is None:
-        raise ApiError("not_found", "There is no match with that id.")
+        # Gone from Redis (FINISHED_TTL): history has the game, seats and stored options.
+        old, live = await history.match_summary(svc.maker, match_id, stored_options=True), False
+        if old is None:
+            raise
     if old["status"] != "finished":
         raise ApiError("not_finished", "A rematch can be offered once the match has finished.")
     if user.id not in {s["user"]["id"] for s in old["seats"] if s["user"]}:
         raise ApiError("forbidden", "Only the match's players can offer a rematch.")
-    new = await svc.store.create(old["game"], dict(old["options"] or {}), user.public())
-    bots = getattr(svc, "bots", None)
-    if bots is not None and any((s["user"] or {}).get("bot") for s in old["seats"]):
-        await bots.seat_rematch(old, new["id"])
+    if live:
+        new = await svc.store.rematch(match_id, user.public())
+        # The old match now points at the new one: observers react (bots take their seats again).
+        await service.after_change(svc, await svc.store.load(match_id))
+    else:
+        # Nobody can be pointed at the new table from a match that is gone: it is a new open
+        # match with the same game and options, its bots seated again; the player shares its
+        # invitation link as for any new match.
+        new = await svc.store.create(old["game"], dict(old["options"] or {}), user.public())
+        bots = getattr(svc, "bots", None)
+        if bots is not None and any((s["user"] or {}).get("bot") for s in old["seats"]):
+            await bots.seat_rematch(old, new["id"])
     return summary(await svc.store.load(new["id"]))
 
 

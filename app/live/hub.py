@@ -200,10 +200,7 @@ class Hub:
         group = [c for c in self.conns.get(doc["id"], ()) if c.last_seq < doc["version"] and not c.closed]
         if not group:
             return
-        # A socket whose opening view has not gone out yet (last_seq 0) gets exactly what that
-        # view would carry, the latest change's events: its first message must not depend on
-        # whether a fan-out or the opening send got there first.
-        oldest = min(c.last_seq or doc["version"] - 1 for c in group)
+        oldest = min(_seen(c, doc) for c in group)
         if known is not None and oldest == doc["version"] - 1:
             batches = [{"version": v, "events": e} for v, e in known.items()]
         else:
@@ -217,7 +214,7 @@ class Hub:
                 if c.closed or c.last_seq >= doc["version"]:
                     return
                 seat, viewer = viewer_for(doc, c.user_id)
-                after = c.last_seq or doc["version"] - 1
+                after = _seen(c, doc)
                 key = (seat, viewer, after)
                 if key not in rendered:
                     mine = [b for b in batches if b["version"] > after]
@@ -274,3 +271,10 @@ class Hub:
 
 def parse_json(text: str):
     return json.loads(text)
+
+
+def _seen(conn: "Conn", doc: dict) -> int:
+    """The version after which ``conn`` needs events. A socket whose opening view has not gone
+    out yet (last_seq 0) gets exactly what that view carries, the latest change's events: its
+    first message must not depend on whether a fan-out or the opening send got there first."""
+    return conn.last_seq or doc["version"] - 1

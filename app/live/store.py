@@ -773,7 +773,7 @@ class MatchStore:
             doc["status"] = "aborted"
             doc["abort_reason"] = reason
             doc["finished_at"] = now()
-            doc["deadlines"], doc["decisions"] = {}, {}
+            self._after_engine_step(doc, get_game(doc["game"]), actor=None)  # clocks stop
             return Change(doc, [event("aborted", reason=reason)], [self._history(doc, "match")])
 
         return await self.mutate(mid, compute)
