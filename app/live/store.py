@@ -28,6 +28,7 @@ import orjson
 import redis.asyncio as aioredis
 
 from app.errors import ApiError
+from app.secret_options import check_lobby_options, without_secrets
 from games.base import GameError, event, seat_names
 from games.registry import get_game
 
@@ -438,6 +439,7 @@ class MatchStore:
             options = game.validate_options(options, None)
         except GameError as e:
             raise ApiError.from_game(e) from None
+        check_lobby_options(game, options, "A")  # the creator takes seat A
         fixed = options.get("seats") or (game.max_players if game.min_players == game.max_players else None)
         doc = new_document(game_id, options, [{"seat": "A", "user": user}], fixed,
                            fixed or game.max_players)
@@ -492,13 +494,15 @@ class MatchStore:
         return (await self.mutate(mid, compute)).doc
 
     async def rematch(self, mid: str, user: dict) -> dict:
-        """Open a new match with the same game and options and point the old one at it, so
-        the other players' clients (watching the old match) see the offer at once. Offered
-        twice, the first offer stands."""
+        """Open a new match with the same game and options (secret ones left out) and point the
+        old one at it, so the other players' clients (watching the old match) see the offer at
+        once. Offered twice, the first offer stands."""
         old = await self.load(mid)
         if old.get("rematch"):
             return await self.load(old["rematch"])
-        new = await self.create(old["game"], dict(old.get("requested_options", old["options"])), user)
+        # No secret option (a fixed deck) is carried over: the seats choose again.
+        options = without_secrets(get_game(old["game"]), old.get("requested_options", old["options"]))
+        new = await self.create(old["game"], options, user)
 
         def compute(doc: dict) -> Change:
             if doc.get("rematch"):
