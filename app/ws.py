@@ -1,4 +1,5 @@
-"""The match websocket: ``/ws/matches/{id}?token=...``.
+"""The match websocket: ``/ws/matches/{id}``, the token in the handshake's subprotocols
+(``duelhall.v1`` and ``bearer.<token>``; ``?token=`` for old clients: ``app/ws_handshake.py``).
 
 Client messages: ``action`` (with ``client_seq`` for idempotency), ``resume`` (since a seq),
 ``ping``. Server messages: ``view``, ``ack``, ``error``, ``pong``. Every error leaves the
@@ -23,6 +24,7 @@ from app.live import metrics, service
 from app.live.hub import Conn
 from app.live.store import StandingChanged, loads
 from app.services import ws_services
+from app.ws_handshake import handshake_of
 
 router = APIRouter()
 
@@ -129,7 +131,7 @@ async def act(svc, match_id: str, token: str, claims: User, user: User, m: Actio
 
 
 @router.websocket("/ws/matches/{match_id}")
-async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, ack: str | None = None):
+async def match_socket(ws: WebSocket, match_id: str, ack: str | None = None):
     """``ack=view``: the client takes the view its action caused (which carries the seat's
     ``client_seq``) as the acknowledgment, so no separate ``ack`` frame is sent when that view
     has gone out; a duplicate, or a view that could not be sent, is still acknowledged. One
@@ -140,7 +142,9 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, a
         metrics.ERRORS.labels("forbidden").inc()
         await ws.close(code=4403)  # before accept: the handshake gets HTTP 403
         return
-    await ws.accept()
+    handshake = handshake_of(ws)
+    await ws.accept(subprotocol=handshake.subprotocol)
+    token = handshake.token
 
     async def fail(code: str, message: str, client_seq=None) -> None:
         metrics.ERRORS.labels(code).inc()
@@ -152,6 +156,8 @@ async def match_socket(ws: WebSocket, match_id: str, token: str | None = None, a
     user: User | None = None
     claims: User | None = None
     try:
+        if handshake.problem:
+            raise handshake.problem
         if token:
             claims = decode_token(token, settings)
             user = await authenticate(token, svc, decoded=claims)

@@ -1,5 +1,8 @@
 """The tournament websocket: ``/ws/tournaments/{id}`` (no token needed: it carries no secrets).
 
+A client may still present one, the same ways as on a match socket (``app/ws_handshake.py``),
+so one client serves both: it is then checked, and a bad one refused (``unauthorized``, 4401).
+
 Every change of a tournament publishes its new revision on ``<prefix>tour:<id>``
 (``app/tournaments/service.py``). This socket forwards those notices as
 ``{"type": "tournament", "id", "revision"}``; on connect it sends the current revision at once.
@@ -19,9 +22,12 @@ import logging
 
 from fastapi import APIRouter, WebSocket
 
+from app.auth import authenticate
 from app.db import tournaments as db
+from app.errors import ApiError
 from app.services import ws_services
 from app.ws import origin_allowed
+from app.ws_handshake import handshake_of
 
 router = APIRouter()
 log = logging.getLogger("duelhall.tournaments")
@@ -99,7 +105,17 @@ async def tournament_socket(ws: WebSocket, tournament_id: str):
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), settings.allowed_origins):
         await ws.close(code=4403)
         return
-    await ws.accept()
+    handshake = handshake_of(ws)
+    await ws.accept(subprotocol=handshake.subprotocol)
+    try:
+        if handshake.problem:
+            raise handshake.problem
+        if handshake.token:
+            await authenticate(handshake.token, svc)
+    except ApiError as e:
+        await ws.send_text(json.dumps({"type": "error", "code": e.code, "message": e.message}))
+        await ws.close(code={"unauthorized": 4401, "unavailable": 1013}.get(e.code, 4403))
+        return
     ev = await db.get(svc.maker, tournament_id)
     if ev is None or ev["status"] == "draft":  # drafts are not public
         await ws.send_text(json.dumps({"type": "error", "code": "not_found",

@@ -604,14 +604,15 @@ class Lane:
             return
         stats.matches_started += 1
 
-        ack_param = "" if run.cfg.ack_frames else "&ack=view"
+        ack_param = "" if run.cfg.ack_frames else "?ack=view"
 
         def ws_url(seat):
-            return (self.url[seat].replace("http://", "ws://", 1)
-                    + f"/ws/matches/{mid}?token={self.tokens[seat]}" + ack_param)
+            return self.url[seat].replace("http://", "ws://", 1) + f"/ws/matches/{mid}" + ack_param
 
+        # The token in the subprotocols, as the browser client sends it (docs/protocol.md).
         socks = await asyncio.gather(
-            *(connect(ws_url(s), compression=run.cfg.compression, proxy=None, open_timeout=30,
+            *(connect(ws_url(s), subprotocols=["duelhall.v1", f"bearer.{self.tokens[s]}"],
+                      compression=run.cfg.compression, proxy=None, open_timeout=30,
                       max_size=2 ** 22, ping_interval=None) for s in ("A", "B")))
         ws = dict(zip(("A", "B"), socks))
         seen = {"A": 0, "B": 0}
