@@ -18,6 +18,7 @@ from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
 from app.services import Services
 from app import ws, ws_tournaments
+from games import registry as game_registry
 
 STATIC = ROOT / "static"
 
@@ -107,6 +108,7 @@ class SecurityHeaders:
 
 def create_app(settings: Settings | None = None, *, run_migrations: bool | None = None) -> FastAPI:
     settings = settings or get_settings()
+    game_registry.register_all(settings.extra_games)
     if problem := settings.secret_problem():
         raise RuntimeError(f"refusing to start: {problem}")
     if settings.redis_url and not settings.secret_key:
