@@ -55,6 +55,12 @@ def test_the_copy_is_a_game_of_its_own(new_game, new_game_package):
     assert registry.register(GAME_ID, PACKAGE, name="Rapier", board=None) is new_game
     with pytest.raises(ValueError):
         registry.register("duell", PACKAGE)
+    with pytest.raises(ValueError):
+        registry.register("Bad id", PACKAGE)
+    # The EXTRA_GAMES shape (app/config.py) names the same entry: nothing changes.
+    registry.register_all({GAME_ID: {"module": PACKAGE, "name": "Rapier", "board": None}})
+    assert registry.get_info(GAME_ID) is new_game
+    assert registry.added() == {GAME_ID: {"module": PACKAGE, "name": "Rapier", "board": None}}
 
 
 def test_listed_for_the_clients(client):
