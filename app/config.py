@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -92,6 +92,10 @@ class Settings(BaseSettings):
     # processes per run (runs queue one at a time per process) and the most games a run may ask.
     lab_workers: int = 1
     lab_max_games: int = 5000
+    # Game packages besides games/registry.py's own, registered at start-up (JSON): {"id":
+    # "package"} or {"id": {"module": "package", ...GameInfo overrides}}, the package importable
+    # (PYTHONPATH). For trying a game before its registry line, and for tests.
+    extra_games: dict[str, str | dict[str, Any]] = Field(default_factory=dict)
     outbox_batch: int = 200
     allowed_origins: list[str] = Field(default_factory=list)
     instance_name: str = "app"

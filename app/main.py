@@ -19,6 +19,7 @@ from app.db.session import migrate
 from app.services import Services
 from app import ws, ws_tournaments
 from app.ws_limits import SocketsPerAddress
+from games import registry as game_registry
 
 STATIC = ROOT / "static"
 
@@ -108,6 +109,7 @@ class SecurityHeaders:
 
 def create_app(settings: Settings | None = None, *, run_migrations: bool | None = None) -> FastAPI:
     settings = settings or get_settings()
+    game_registry.register_all(settings.extra_games)
     if problem := settings.secret_problem():
         raise RuntimeError(f"refusing to start: {problem}")
     if settings.redis_url and not settings.secret_key:

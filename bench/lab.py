@@ -26,9 +26,8 @@ from app.lab import stats  # noqa: E402
 from app.lab.runner import play_records  # noqa: E402
 from app.lab.spec import LabSpec, check  # noqa: E402
 from games.bots import get_bot, play_match  # noqa: E402
-from games.registry import get_game  # noqa: E402
+from games.registry import get_game, ids as game_ids  # noqa: E402
 
-GAMES = ("duel", "duell", "combat", "parbaj")
 TARGET_SECONDS = {"duel": 10.0}
 
 
@@ -79,7 +78,7 @@ def main() -> None:
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--no-strength", action="store_true")
     args = p.parse_args()
-    ids = args.games or list(GAMES)
+    ids = args.games or game_ids()
     if not args.no_timing:
         affinity = None
         if hasattr(os, "sched_getaffinity"):

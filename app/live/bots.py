@@ -45,6 +45,7 @@ from app.live.loops import pause
 from app.live.store import Change, now
 from app.live.views import render
 from games.base import GameError, event
+from games import registry
 from games.registry import get_game
 
 log = logging.getLogger("duelhall.bots")
@@ -105,9 +106,7 @@ def bot_input(doc: dict, seat: str) -> dict:
 
 
 def levels_by_game() -> dict[str, list[str]]:
-    from games.registry import all_games
-
-    return {g.id: list(game_bots.levels(g.id)) for g in all_games()}
+    return {info.id: list(info.levels) for info in registry.all_infos()}
 
 
 # ------------------------------------------------------------------------------ lobby
@@ -142,7 +141,8 @@ async def add_computer(svc, match_id: str, user: User, level: str) -> dict:
 
 
 # ------------------------------------------------------------------------------ the runner
-def _warm_worker() -> None:
+def _warm_worker(added: dict) -> None:
+    registry.restore(added)  # the games registered at run time in the server process
     game_bots.levels("duel")  # build the registry once per worker, not on its first move
 
 
@@ -382,7 +382,7 @@ class BotRunner:
                 # copied into the worker mid-flight.
                 self._executor = ProcessPoolExecutor(
                     workers, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_warm_worker)
+                    initializer=_warm_worker, initargs=(registry.added(),))
         return self._executor
 
     # ---- open tables -------------------------------------------------------------------

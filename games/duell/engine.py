@@ -33,7 +33,7 @@ from games.base import (
     event,
     rng,
 )
-from games.duell import tables as T
+from . import tables as T
 
 OPTIONS = (
     Option("mode", str, "prologo", "prologo (light) or tenzone (full).", choices=T.MODES),

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from games.duell import tables as T
+from . import tables as T
 
 DEFAULT_BUDGET = 32
 
