@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.base import SPECTATOR, Game, clone  # noqa: E402
-from games.registry import all_games, get_game  # noqa: E402
+from games.base import SPECTATOR, Game, clone
+from games.registry import all_games, get_game
 
 
 def legal_bot(game, random_action):
@@ -48,7 +48,7 @@ def play(game, pick, seed: int, options: dict, n_seats: int, copy: bool) -> int:
     pending = game.pending
     steps = 0
     while True:
-        for seat in pending(state):  # the first seat pending: the lowest, in every engine here
+        for seat in pending(state):  # noqa: B007  the first seat pending: the lowest, in every engine here
             break
         else:
             return steps  # nobody pending: the match is over
@@ -62,7 +62,7 @@ def sample_states(game, pick, seed: int, options: dict, n_seats: int, every: int
     state = game.setup(options, [chr(65 + i) for i in range(n_seats)], seed)
     out = []
     for steps in itertools.count():
-        for seat in game.pending(state):
+        for seat in game.pending(state):  # noqa: B007  (used after the loop)
             break
         else:
             return out

@@ -426,7 +426,7 @@ async def play_seat(play: Play, mid: str, log: SeatLog, rnd: random.Random) -> N
                 while True:
                     try:
                         raw = await asyncio.wait_for(ws.recv(), STALL_SECONDS)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         if time.monotonic() > play.deadline:
                             log.timed_out = True
                             return
@@ -472,7 +472,7 @@ async def play_seat(play: Play, mid: str, log: SeatLog, rnd: random.Random) -> N
                                 and msg["code"] in ("unavailable", "rate_limited"):
                             await asyncio.sleep(0.2)
                             await send(ws, resend=True)
-        except (OSError, asyncio.TimeoutError, ConnectionError, websockets.WebSocketException):
+        except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException):
             log.reconnects += 1
             if dropped_at is None:
                 dropped_at = time.monotonic()

@@ -29,8 +29,9 @@ from __future__ import annotations
 import hashlib
 import pickle
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 SPECTATOR = "spectator"
 OMNISCIENT = "omniscient"
@@ -225,7 +226,7 @@ class Game:
         for name in secret & set(out):
             value = out[name]
             if isinstance(value, dict):
-                out[name] = {k: "hidden" for k in value}
+                out[name] = dict.fromkeys(value, "hidden")
             elif value is not None:
                 out[name] = "hidden"
         return out
@@ -243,7 +244,7 @@ class Game:
             "seed": seed,
             "rng_n": 0,
             "result": None,
-            "timeouts": {s: 0 for s in seats},
+            "timeouts": dict.fromkeys(seats, 0),
         }
         self._setup(state)
         return state

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from app.lab.spec import LabSpec
 from games.bots import get_bot, play_match
 from games.registry import get_game
-
-from app.lab.spec import LabSpec
 
 
 class Tracker:
@@ -33,7 +32,7 @@ class Tracker:
     def __init__(self, seats: list[str]):
         self.moves = {s: Counter() for s in seats}
         self.actions = {s: Counter() for s in seats}
-        self.lineup: dict[str, str | None] = {s: None for s in seats}
+        self.lineup: dict[str, str | None] = dict.fromkeys(seats)
         self.first: str | None = None
         self.result: dict | None = None
         self.decisions = 0
@@ -154,7 +153,7 @@ def outcomes(result: dict, seats: list[str]) -> dict[str, str]:
     seats in first place win (several, if they tie for it) and the rest lose."""
     places = result["places"]
     if all(places[s] == 1 for s in seats):
-        return {s: "draw" for s in seats}
+        return dict.fromkeys(seats, "draw")
     return {s: "win" if places[s] == 1 else "loss" for s in seats}
 
 

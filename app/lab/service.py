@@ -27,7 +27,7 @@ import multiprocessing
 import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app.lab.play import play_chunk
 from app.lab.runner import _chunks, build_report
@@ -57,7 +57,7 @@ class LabBusy(Exception):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _keys(svc, run_id: str | None = None, user_id: str | None = None) -> dict:

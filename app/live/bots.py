@@ -354,7 +354,7 @@ class BotRunner:
                                               view, random.Random(seed))
                 return await asyncio.wait_for(future, budget), "chosen"
             self.stats["fallback:no_time"] += 1
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.stats["fallback:slow"] += 1
             log.info("bot too slow, playing random", extra={"match": doc["id"], "level": level})
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool next time

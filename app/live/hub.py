@@ -273,7 +273,7 @@ def parse_json(text: str):
     return json.loads(text)
 
 
-def _seen(conn: "Conn", doc: dict) -> int:
+def _seen(conn: Conn, doc: dict) -> int:
     """The version after which ``conn`` needs events. A socket whose opening view has not gone
     out yet (last_seq 0) gets exactly what that view carries, the latest change's events: its
     first message must not depend on whether a fan-out or the opening send got there first."""

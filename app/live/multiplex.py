@@ -154,7 +154,7 @@ class MultiplexedRedis:
                         int(p.get("port", 6379)),
                         ssl=ssl.create_default_context() if self.secure else None)
                 _, line = await asyncio.wait_for(connect, self.timeout)
-            except (OSError, asyncio.TimeoutError) as e:
+            except (OSError, TimeoutError) as e:
                 raise ConnectionError(f"cannot connect to Redis: {e}") from None
             if p.get("password"):
                 auth = [p["username"], p["password"]] if p.get("username") else [p["password"]]

@@ -6,10 +6,9 @@ engine state, other seats' client sequence numbers) is copied in.
 """
 from __future__ import annotations
 
+from app.live.store import iso, seat_of
 from games.base import OMNISCIENT, SPECTATOR, filter_events
 from games.registry import get_game
-
-from app.live.store import iso, seat_of
 
 
 def viewer_for(doc: dict, user_id: str | None, omniscient: bool = False) -> tuple[str | None, str]:

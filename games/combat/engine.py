@@ -21,7 +21,6 @@ State (JSON only):
 from __future__ import annotations
 
 from games.base import (
-    CLOCK_OPTION,
     MAX_TIMEOUTS_OPTION,
     OMNISCIENT,
     Action,
@@ -133,7 +132,7 @@ class CombatGame(Game):
         state.update(
             size=len(deck),
             draw=draw,
-            prisoners={s: "" for s in seats},
+            prisoners=dict.fromkeys(seats, ""),
             out={},
             out_steps=0,
             battles=0,

@@ -60,6 +60,9 @@ from games.base import (
 )
 
 from . import tables as T
+from .bots import _INLINE as _CHOICE_INLINE
+from .bots import random_action as _random_action
+from .commit import canonical_json, salt_pool
 from .tables import (  # the scalar rules, read as plain globals in the hot paths
     ABILITY_LOCK,
     CLASH_COST,
@@ -78,9 +81,6 @@ from .tables import (  # the scalar rules, read as plain globals in the hot path
     SLOTS_PER_EXCHANGE,
     WAIT_RECOVERY,
 )
-from .bots import _INLINE as _CHOICE_INLINE
-from .bots import random_action as _random_action
-from .commit import canonical_json, salt_pool
 
 SEATS = ("A", "B")
 _SEAT_SET = frozenset(SEATS)
@@ -223,7 +223,7 @@ _dcopy = dict.copy
 _LEGAL_MOVES = tuple({"type": "footwork", "move": m} for m in T.MOVES)
 _LEGAL_RONIN = tuple({"type": "footwork", "move": m} for m in T.RONIN_MOVES)
 _M1, _M0, _M_1, _M2, _M_2 = _LEGAL_RONIN  # legal() builds the footwork lists from these
-assert _LEGAL_MOVES == _LEGAL_RONIN[:3]
+assert _LEGAL_RONIN[:3] == _LEGAL_MOVES
 _LEGAL_DODGE = _DODGE_YES, _DODGE_NO = ({"type": "dodge", "dodge": True}, {"type": "dodge", "dodge": False})
 _LEGAL_NO_DODGE = (_DODGE_NO,)
 _LEGAL_PAIRS = tuple(dict(x) for x in PAIRS)
@@ -642,9 +642,8 @@ class Duel(Game):
                 value, j = "0", _DODGE_NO_JSON
             elif value is True and _room(state, seat):
                 value, j = "1", _DODGE_YES_JSON
-        elif ph == "stance":
-            if value.__class__ is str:
-                j = _STANCE_JSON.get(value)
+        elif ph == "stance" and value.__class__ is str:
+            j = _STANCE_JSON.get(value)
         if j is None:
             value = self._CHECK[ph](self, state, seat, value)
             j = _PLAN_COMMIT_JSON.get(value) if ph == "plan" else None

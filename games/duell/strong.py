@@ -192,7 +192,7 @@ class StrongDuell:
         mode = view["mode"]
         back_ok = view["rule"] != "no_retreat"
         track = view["track_length"]
-        first_seat = list(view["starts"])[0]
+        first_seat = next(iter(view["starts"]))
         first = seat == first_seat
         mine = Counter(view["hand"] or [])
         pos = dict(view["positions"])

@@ -168,8 +168,8 @@ class ParbajGame(Game):
     def _setup(self, state: dict) -> None:
         seats = state["seats"]
         state.update({
-            "phase": "deck", "decks": {s: None for s in seats}, "deck_names": {s: None for s in seats},
-            "rolls": [], "die_winner": None, "game_no": 0, "games": [], "wins": {s: 0 for s in seats},
+            "phase": "deck", "decks": dict.fromkeys(seats), "deck_names": dict.fromkeys(seats),
+            "rolls": [], "die_winner": None, "game_no": 0, "games": [], "wins": dict.fromkeys(seats, 0),
             "starter": None, "round": 0, "round_starter": None, "active": None, "next_uid": 1,
             "players": {s: _new_player() for s in seats}, "creatures": {},
         })
@@ -898,8 +898,8 @@ class ParbajGame(Game):
                 "field_types": _field_types(p), "coach": p["coach"], "tokens": dict(p["tokens"]),
                 "discard": list(p["discard"]),
                 "took_token": p["took_token"], "coach_use": clone(p["coach_use"]),
-                "evolved": p["evolved"], "attached": p["attached"], 
-                "declared": clone(p["declared"]), 
+                "evolved": p["evolved"], "attached": p["attached"],
+                "declared": clone(p["declared"]),
                 "bonus": p["bonus"], "must_promote": p["must_promote"],
                 "promote_chosen": p["promote"] is not None,
             }

@@ -14,6 +14,7 @@ import copy
 import json
 import random
 import threading
+
 import pytest
 
 import games.bots as game_bots

@@ -68,7 +68,8 @@ def test_the_client_needs_nothing_the_policy_forbids():
     assert "<style" not in html and not re.search(r"\sstyle\s*=|\son[a-z]+\s*=", html)
     for path in STATIC.rglob("*.js"):
         text = path.read_text()
-        assert not re.search(r"setAttribute\(\s*['\"]style['\"]|\beval\(|new Function\(|https?://(?!www\.w3\.org)", text), path
+        assert not re.search(r"setAttribute\(\s*['\"]style['\"]|\beval\(|new Function\("
+                             r"|https?://(?!www\.w3\.org)", text), path
     for path in STATIC.rglob("*.css"):
         assert not re.search(r"@import\s+url\(\s*['\"]?https?:|url\(\s*['\"]?https?:", path.read_text()), path
 
@@ -94,9 +95,9 @@ def test_origin_rule(origin, host, allowed, ok):
 def test_cross_origin_socket_is_refused_same_origin_accepted(client):
     mid, p = duell_match(client)
     url = f"/ws/matches/{mid}?token={p['A']['token']}"
-    with pytest.raises(WebSocketDisconnect) as refused:
-        with client.websocket_connect(url, headers={"origin": "https://evil.example"}) as ws:
-            ws.receive_json()
+    with (pytest.raises(WebSocketDisconnect) as refused,
+          client.websocket_connect(url, headers={"origin": "https://evil.example"}) as ws):
+        ws.receive_json()
     assert refused.value.code == 4403
     with client.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
         assert ws.receive_json()["type"] == "view"
@@ -108,9 +109,9 @@ def test_allowed_origins_setting_replaces_the_same_origin_rule(settings):
         url = f"/ws/matches/{mid}?token={p['A']['token']}"
         with c.websocket_connect(url, headers={"origin": "https://play.example"}) as ws:
             assert ws.receive_json()["type"] == "view"
-        with pytest.raises(WebSocketDisconnect):
-            with c.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
-                ws.receive_json()
+        with (pytest.raises(WebSocketDisconnect),
+              c.websocket_connect(url, headers={"origin": "http://testserver"}) as ws):
+            ws.receive_json()
 
 
 # ------------------------------------------------------------------ secrets
@@ -171,7 +172,7 @@ def test_a_flooding_socket_is_closed_for_policy(settings):
             for _ in range(burst + 3 * burst):
                 ws.send_text('{"type": "ping"}')
             got = []
-            with pytest.raises(WebSocketDisconnect) as closed:
+            with pytest.raises(WebSocketDisconnect) as closed:  # noqa: PT012  (read until closed)
                 while True:
                     got.append(ws.receive_json())
         assert closed.value.code == 1008

@@ -6,7 +6,8 @@ import math
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import app.tournaments as T
 from app.tournaments.swiss import pair_round

@@ -7,8 +7,14 @@ import pytest
 from combat_support import GAME, R, cards_in_play, fight, rig, seat_names
 
 from games.base import (
-    CLOCK_OPTION, MAX_TIMEOUTS_OPTION, OMNISCIENT, SPECTATOR, IllegalAction, InvalidOptions,
-    NotYourTurn, filter_events,
+    CLOCK_OPTION,
+    MAX_TIMEOUTS_OPTION,
+    OMNISCIENT,
+    SPECTATOR,
+    IllegalAction,
+    InvalidOptions,
+    NotYourTurn,
+    filter_events,
 )
 from games.combat.bots import random_action
 

@@ -62,7 +62,7 @@ def test_replay_is_deterministic_and_state_is_json():
 
         def check(st, seat, act, rnd):
             assert json.loads(json.dumps(st)) == st
-            seen.append(dumps(st))
+            seen.append(dumps(st))  # noqa: B023  (called within this iteration)
 
         st, actions = playout(seed, {"best_of": 3}, on_step=check)
         replay = GAME.setup({"best_of": 3}, SEATS, seed)
@@ -250,7 +250,7 @@ def _perturb(state, seat, rnd, keep=()):
             new.append(c)
         else:
             new.append(rnd.choice(ALL_IDS))
-    if not hand and st["phase"] == "deck" or not hand and st["players"][seat]["front"] is None:
+    if (not hand and st["phase"] == "deck") or (not hand and st["players"][seat]["front"] is None):
         # Before the game starts the whole deck is the secret.
         new_deck = [rnd.choice(ALL_IDS) for _ in range(sum(deck.values()))]
         st["decks"][seat] = ",".join(new_deck)
