@@ -81,13 +81,13 @@ class Option:
     description: str = ""
     minimum: int | None = None
     maximum: int | None = None
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
     nullable: bool = False
     # A secret option (e.g. Párbaj's fixed decks) is never shown as it is: views, lobby lists
     # and match summaries get ``Game.public_options`` instead.
     secret: bool = False
 
-    def schema(self) -> dict:
+    def schema(self) -> dict[str, Any]:
         kinds = {int: "integer", bool: "boolean", str: "string"}
         s: dict[str, Any] = {"type": kinds[self.kind], "default": self.default}
         if self.nullable:
@@ -118,7 +118,7 @@ class Option:
         return value
 
 
-def options_schema(options: Iterable[Option]) -> dict:
+def options_schema(options: Iterable[Option]) -> dict[str, Any]:
     return {
         "type": "object",
         "additionalProperties": False,
@@ -126,7 +126,7 @@ def options_schema(options: Iterable[Option]) -> dict:
     }
 
 
-def validate_options(declared: Iterable[Option], raw: dict | None) -> dict:
+def validate_options(declared: Iterable[Option], raw: dict[str, Any] | None) -> dict[str, Any]:
     """Fill defaults, reject unknown names and out-of-range values."""
     raw = dict(raw or {})
     declared = list(declared)
@@ -210,13 +210,14 @@ class Game:
     options: tuple[Option, ...] = field(default_factory=tuple)
 
     # ---- public contract ---------------------------------------------------------------
-    def options_schema(self) -> dict:
+    def options_schema(self) -> dict[str, Any]:
         return options_schema(self.options)
 
-    def validate_options(self, raw: dict | None, n_seats: int | None = None) -> dict:
+    def validate_options(self, raw: dict[str, Any] | None, n_seats: int | None = None
+                         ) -> dict[str, Any]:
         return validate_options(self.options, raw)
 
-    def public_options(self, options: dict) -> dict:
+    def public_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """``options`` as anybody may see them: a secret option's value (when set) becomes
         ``"hidden"`` (per seat for a per-seat option), so clients know it is set but not what."""
         secret = {o.name for o in self.options if o.secret}
@@ -231,7 +232,7 @@ class Game:
                 out[name] = "hidden"
         return out
 
-    def setup(self, options: dict, seats: list[str], seed: int) -> State:
+    def setup(self, options: dict[str, Any], seats: list[str], seed: int) -> State:
         opts = self.validate_options(options, len(seats))
         if not self.min_players <= len(seats) <= self.max_players:
             raise InvalidOptions(
@@ -299,7 +300,7 @@ class Game:
         new["timeouts"][seat] = count
         return new, events
 
-    def view(self, state: State, viewer: str) -> dict:
+    def view(self, state: State, viewer: str) -> dict[str, Any]:
         return self._view(state, viewer)
 
     def sample_action(self, state: State, seat: str, rnd: random.Random) -> Action:
@@ -311,9 +312,10 @@ class Game:
             if state.get("result") is not None:
                 raise MatchOver("The match is over.")
             raise NotYourTurn("It is not your turn.")
-        return expand_one_of(rnd.choice(legal), rnd)
+        action: Action = expand_one_of(rnd.choice(legal), rnd)
+        return action
 
-    def result(self, state: State) -> dict | None:
+    def result(self, state: State) -> dict[str, Any] | None:
         return state.get("result")
 
     def default_action(self, state: State, seat: str) -> Action:
@@ -355,5 +357,5 @@ class Game:
         """Mutate ``state`` (already a private copy) and return events."""
         raise NotImplementedError
 
-    def _view(self, state: State, viewer: str) -> dict:
+    def _view(self, state: State, viewer: str) -> dict[str, Any]:
         raise NotImplementedError

@@ -236,7 +236,9 @@ class BotRunner:
     @staticmethod
     def needs_turn(doc: dict) -> bool:
         if doc["status"] == "live" and doc.get("state") is not None:
-            pending = get_game(doc["game"]).pending(doc["state"])
+            game = get_game(doc["game"])
+            assert game is not None  # a stored match's game is registered
+            pending = game.pending(doc["state"])
             return any(is_bot(s["user"]) and s["seat"] in pending for s in doc["seats"])
         if doc["status"] == "open":
             humans = [s for s in doc["seats"] if s["user"] and not is_bot(s["user"])]
@@ -280,6 +282,7 @@ class BotRunner:
         """Play every bot seat pending in ``doc``. Returns whether the match moved (by this
         round or by whoever beat it to it), i.e. whether to look again."""
         game = get_game(doc["game"])
+        assert game is not None  # a stored match's game is registered
         pending = game.pending(doc["state"])
         seats = [s for s in doc["seats"] if is_bot(s["user"]) and s["seat"] in pending]
         if not seats:

@@ -202,7 +202,7 @@ class Hub:
             return
         oldest = min(_seen(c, doc) for c in group)
         if known is not None and oldest == doc["version"] - 1:
-            batches = [{"version": v, "events": e} for v, e in known.items()]
+            batches: list[dict] = [{"version": v, "events": e} for v, e in known.items()]
         else:
             batches = await self.store.events_since(doc["id"], oldest)
         rendered: dict[tuple, str] = {}

@@ -280,12 +280,12 @@ class CombatGame(Game):
         top = [s for s, e in played.items() if e[2] == best]
         if len(top) == 1:
             winner = top[0]
-            cards = _table_cards(state["table"])
-            state["prisoners"][winner] += cards
+            won = _table_cards(state["table"])
+            state["prisoners"][winner] += won
             events.append(
-                event("capture", battle=battle, seat=winner, value=best, cards=len(cards))
+                event("capture", battle=battle, seat=winner, value=best, cards=len(won))
             )
-            self._end_battle(state, events, winner, len(cards))
+            self._end_battle(state, events, winner, len(won))
             return
         # A tie for the strongest: every seat that still has cards goes to war.
         state["wars"] += 1

@@ -439,6 +439,7 @@ def _load_decks(data: Any, pool: Pool, errors: list[CardError]) -> dict[str, dic
             c.err("id", "is already used by another deck")
         if c.errors_for_card():
             continue
+        assert did is not None  # a bad id was reported above, so the deck was skipped
         out[did] = {"id": did, "name": name, "idea": idea, "cards": ids}
     errors += c.errors
     return out
