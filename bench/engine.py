@@ -13,6 +13,7 @@ as a client would. ``--legal`` forces the second way for every game.
     .venv/bin/python bench/engine.py                        # all games, 300 matches each
     .venv/bin/python bench/engine.py duel --matches 300 --repeat 5
     .venv/bin/python bench/engine.py duel --legal           # bots pick from legal()
+    .venv/bin/python bench/engine.py combat --seats 6 --options '{"variant": "advanced"}'
 
 With ``--repeat N`` every figure is the median of N runs (the machine is shared; medians are
 steadier than a single run). CPU time is process time, pinned to one core.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import json
 import os
 import random
 import statistics
@@ -101,6 +103,8 @@ def main() -> None:
     p.add_argument("games", nargs="*", help="game ids (default: all)")
     p.add_argument("--matches", type=int, default=300)
     p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--options", type=json.loads, default={},
+                   help="match options as JSON, over the defaults (e.g. '{\"mode\": \"prologo\"}')")
     p.add_argument("--repeat", type=int, default=1, help="runs per game; figures are medians")
     p.add_argument("--legal", action="store_true",
                    help="bots pick from legal() even where the game has a sample_action")
@@ -112,7 +116,7 @@ def main() -> None:
     print(f"{'game':8} {'bot':>13} {'matches':>8} {'decisions':>10} {'sim matches/s':>14} "
           f"{'server matches/s':>17} {'view() µs':>10}")
     for gid in ids:
-        options = {"max_rounds": 40} if gid == "parbaj" else {}
+        options = {**({"max_rounds": 40} if gid == "parbaj" else {}), **args.options}
         runs = [bench_game(gid, args.matches, options, args.seats, args.legal)
                 for _ in range(args.repeat)]
         r = {k: statistics.median(x[k] for x in runs) if isinstance(v, float) else v
