@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -16,6 +15,7 @@ from app.config import ROOT, Settings
 from app.ws import OPENS_PER_MINUTE, origin_allowed
 from tests.app.support import duell_match, view
 from tests.conftest import guest
+from tests.support import wait_for
 
 STATIC = ROOT / "static"
 
@@ -258,9 +258,10 @@ def test_a_ping_heals_a_lost_change_notice(client, monkeypatch):
     svc = client.app.state.services
     with client.websocket_connect(f"/ws/matches/{mid}?token={p[other]['token']}") as ws:
         before = ws.receive_json()["version"]
-        monkeypatch.setattr(svc.hub, "notify", lambda *a, **k: None)  # the notice gets lost
+        lost = []
+        monkeypatch.setattr(svc.hub, "notify", lambda *a, **k: lost.append(a))  # the notice gets lost
         change = client.portal.call(svc.store.act, mid, p[mover]["user"]["id"], legal[0])
-        time.sleep(0.3)  # the listener has seen (and dropped) the notice by now
+        wait_for(lambda: (mid, change.doc["version"]) in lost, message="the notice never came")
         monkeypatch.undo()
         ws.send_json({"type": "ping"})
         assert ws.receive_json()["type"] == "pong"

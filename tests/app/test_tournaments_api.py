@@ -27,6 +27,7 @@ from app.tournaments import corrections, service
 from app.tournaments import matchplay as MP
 from games.bots import choose
 from tests.conftest import account, guest
+from tests.support import async_wait_for
 
 # ------------------------------------------------------------------------------ helpers
 
@@ -605,7 +606,8 @@ def test_concurrent_changes_are_never_lost(manual_client, org, monkeypatch):
     async def slow_get(maker, tournament_id):
         ev = await real_get(maker, tournament_id)
         reads.append(ev["revision"])
-        await asyncio.sleep(0.05)  # both read before either writes
+        # Both read before either writes: the first reader waits for the second.
+        await async_wait_for(lambda: len(reads) >= 2, message="the second change never read")
         return ev
 
     monkeypatch.setattr(tdb, "get", slow_get)
