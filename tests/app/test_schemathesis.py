@@ -43,6 +43,7 @@ def admin_headers(settings) -> dict:
     return {"Authorization": f"Bearer {issue_token(admin, settings)}"}
 
 
+@pytest.mark.slow
 def test_no_500_and_responses_match_the_schema(api_schema, settings):
     operations = [r.ok() for r in api_schema.get_all_operations()]
     assert len(operations) > 30  # the whole API, not an empty or unreadable schema

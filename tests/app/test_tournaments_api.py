@@ -174,6 +174,7 @@ def audit_entries(client, action):
 # ------------------------------------------------------------------------------ the whole event
 
 
+@pytest.mark.slow
 def test_swiss_with_top_cut_parbaj_event_runs_itself_to_the_end(client, org):
     """8 players, 3 Swiss rounds (best of 1) and a top 4 (best of 3), every match played through
     the match API; results and pairings happen by themselves."""
@@ -650,6 +651,7 @@ def test_exports(client, org):
     assert {x["omw"] for x in standings} and all(x["winner"] for x in pairings)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,fmt,rounds_played", [
     (2, "swiss", 1), (2, "single_elimination", 1), (2, "double_elimination", 3),
     (3, "swiss", 2), (3, "round_robin", 3), (3, "single_elimination", 2),

@@ -54,6 +54,7 @@ def replies_until_pong(ws) -> list[dict]:
         out.append(m)
 
 
+@pytest.mark.slow
 def test_hostile_frames_never_crash_a_socket_or_hurt_the_others(roomy_client):
     client = roomy_client
     mid, p = duell_match(client)

@@ -86,6 +86,7 @@ def test_starts_alternate():
     assert starts("b", "a", 5) == ["b", "a", "b", "a", "b"]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(n=st.one_of(st.integers(2, 16), st.integers(17, 64)), seed=st.integers(0, 10**6),
        drops=st.sampled_from([0.0, 0.02]))

@@ -240,6 +240,7 @@ NO_LEAK_CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", NO_LEAK_CONFIGS)
 @pytest.mark.parametrize("viewer", ["A", "B", SPECTATOR])
 def test_differential_no_leak(options, viewer):

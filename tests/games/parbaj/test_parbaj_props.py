@@ -56,6 +56,7 @@ def test_random_playouts_terminate_with_a_result(best_of):
     assert sum(reasons.values()) == 25
 
 
+@pytest.mark.slow
 def test_replay_is_deterministic_and_state_is_json():
     for seed in range(6):
         seen = []
@@ -268,6 +269,7 @@ def _same(st1, st2, viewers):
         assert dumps(GAME.view(st1, v)) == dumps(GAME.view(st2, v)), v
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("open_lists", [True, False])
 def test_differential_no_leak(open_lists):
     checked = Counter()
