@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -57,6 +58,7 @@ def test_websocket_survives_random_messages(client):
             pass
 
 
+@pytest.mark.slow
 def test_action_endpoint_never_500(client):
     mid, p = duell_match(client)
 
