@@ -11,13 +11,12 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import errors, logs
+from app import errors, logs, ws, ws_tournaments
 from app.api import admin, auth, bots, decks, games, health, matches, players, tournaments
 from app.api import lab as lab_api
 from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
 from app.services import Services
-from app import ws, ws_tournaments
 from app.ws_limits import SocketsPerAddress
 from games import registry as game_registry
 
@@ -46,7 +45,7 @@ class BodyLimit:
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
                     too_big = True
-                    raise _TooLarge()
+                    raise _TooLarge
             return message
 
         try:

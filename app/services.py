@@ -14,8 +14,8 @@ from app.config import Settings
 from app.db.session import make_engine, sessionmaker
 from app.live import clocks
 from app.live.hub import Hub
-from app.live.outbox import OutboxWorker
 from app.live.multiplex import MultiplexedRedis
+from app.live.outbox import OutboxWorker
 from app.live.redis import make_redis
 from app.live.store import MatchStore
 
@@ -38,7 +38,7 @@ class Services:
     bots: object = None
 
     @classmethod
-    def build(cls, settings: Settings) -> "Services":
+    def build(cls, settings: Settings) -> Services:
         redis = make_redis(settings)
         line = MultiplexedRedis(settings.redis_url) if settings.redis_url else None
         store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds, line,

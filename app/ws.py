@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Annotated, Any, Literal, Union
-
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from redis.exceptions import RedisError
 
-from app.auth import User, authenticate, decode_token, standing_guard
 from app import logs
+from app.auth import User, authenticate, decode_token, standing_guard
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
@@ -55,7 +54,7 @@ class PingMsg(_Msg):
     type: Literal["ping"]
 
 
-ClientMsg = TypeAdapter(Annotated[Union[ActionMsg, ResumeMsg, PingMsg], Field(discriminator="type")])
+ClientMsg = TypeAdapter(Annotated[ActionMsg | ResumeMsg | PingMsg, Field(discriminator="type")])
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:

@@ -223,7 +223,7 @@ class AppFleet:
                     "LOG_LEVEL": "WARNING",
                     # Every lane comes from this one address: the per-address and per-player
                     # abuse limits (docs/security.md) would throttle the scenarios themselves.
-                    **{limit: "0" for limit in LIMITS_OFF}, **(extra_env or {})}
+                    **dict.fromkeys(LIMITS_OFF, "0"), **(extra_env or {})}
         self.procs: list[subprocess.Popen] = []
         self.urls: list[str] = []
         self.logs: list[Path] = []
@@ -430,7 +430,7 @@ async def play_seat(play: Play, mid: str, log: SeatLog, rnd: random.Random) -> N
                 while True:
                     try:
                         raw = await asyncio.wait_for(ws.recv(), STALL_SECONDS)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         if time.monotonic() > play.deadline:
                             log.timed_out = True
                             return
@@ -476,7 +476,7 @@ async def play_seat(play: Play, mid: str, log: SeatLog, rnd: random.Random) -> N
                                 and msg["code"] in ("unavailable", "rate_limited"):
                             await asyncio.sleep(0.2)
                             await send(ws, resend=True)
-        except (OSError, asyncio.TimeoutError, ConnectionError, websockets.WebSocketException):
+        except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException):
             log.reconnects += 1
             if dropped_at is None:
                 dropped_at = time.monotonic()

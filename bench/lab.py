@@ -22,11 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.lab import stats  # noqa: E402
-from app.lab.runner import play_records  # noqa: E402
-from app.lab.spec import LabSpec, check  # noqa: E402
-from games.bots import get_bot, play_match  # noqa: E402
-from games.registry import get_game, ids as game_ids  # noqa: E402
+from app.lab import stats
+from app.lab.runner import play_records
+from app.lab.spec import LabSpec, check
+from games.bots import get_bot, play_match
+from games.registry import get_game
+from games.registry import ids as game_ids
 
 TARGET_SECONDS = {"duel": 10.0}
 

@@ -27,7 +27,8 @@ bot may read; the live server passes its rendered document, which has these and 
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from games.base import Game
 from games.info import BotLevel

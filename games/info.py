@@ -28,8 +28,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from games.base import Event, Game, State
 from games.lab import LabProfile
@@ -109,7 +110,7 @@ class GameInfo:
         return next((b for b in self.bots if b.name == name), None)
 
     # ---- registered under another id (games.registry.register) -----------------------------
-    def as_game(self, game_id: str, **overrides: Any) -> "GameInfo":
+    def as_game(self, game_id: str, **overrides: Any) -> GameInfo:
         """This description for the same rules registered as ``game_id``: the engine is a
         copy carrying that id (and ``name`` when given); other ``overrides`` replace fields
         (``board=None``: the generic board)."""

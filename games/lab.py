@@ -9,8 +9,8 @@ numbers come out whichever bots play.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class Tracker:
@@ -19,9 +19,9 @@ class Tracker:
     (``length``). The base counts decisions: a game without a tracker of its own gets that."""
 
     def __init__(self, seats: list[str]):
-        self.moves = {s: Counter() for s in seats}
-        self.actions = {s: Counter() for s in seats}
-        self.lineup: dict[str, str | None] = {s: None for s in seats}
+        self.moves: dict[str, Counter[str]] = {s: Counter() for s in seats}
+        self.actions: dict[str, Counter[str]] = {s: Counter() for s in seats}
+        self.lineup: dict[str, str | None] = dict.fromkeys(seats)
         self.first: str | None = None
         self.result: dict | None = None
         self.decisions = 0

@@ -35,7 +35,7 @@ GAME_ID = re.compile(r"^[a-z][a-z0-9_]{0,19}$")
 
 def _load(game_id: str) -> GameInfo:
     if game_id in _MODULES:
-        module, overrides = _MODULES[game_id], {}
+        module, overrides = _MODULES[game_id], dict[str, Any]()
     else:
         module, overrides = _added[game_id]
     info = importlib.import_module(module).INFO

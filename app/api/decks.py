@@ -19,7 +19,14 @@ from app.db import decks as db
 from app.errors import ApiError
 from app.services import Services, get_services
 from games.parbaj.cardpool import POOL, card_text
-from games.parbaj.decks import DeckTextError, Problem, deck_from_text, deck_to_text, sort_key, validate_deck
+from games.parbaj.decks import (
+    DeckTextError,
+    Problem,
+    deck_from_text,
+    deck_to_text,
+    sort_key,
+    validate_deck,
+)
 
 router = APIRouter(tags=["parbaj decks"], responses=ERRORS)
 

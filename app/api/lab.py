@@ -8,11 +8,11 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
 from pydantic import Field
 
+from app.api.games import describe
 from app.api.schemas import ERRORS, Strict
 from app.auth import User, require_role
 from app.errors import ApiError
 from app.lab import render, service
-from app.api.games import describe
 from app.lab.spec import LabSpec, SpecError, check
 from app.services import Services, get_services
 from games.registry import all_infos

@@ -7,7 +7,7 @@ someone else's deck exists.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.exc import IntegrityError
@@ -25,12 +25,12 @@ class TooManyDecks(Exception):
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _iso(d: datetime) -> str:
     if d.tzinfo is None:  # SQLite gives naive datetimes back
-        d = d.replace(tzinfo=timezone.utc)
+        d = d.replace(tzinfo=UTC)
     return d.isoformat().replace("+00:00", "Z")
 
 

@@ -14,10 +14,9 @@ package (``games/<game>/lab.py``).
 """
 from __future__ import annotations
 
+from app.lab.spec import LabSpec
 from games.bots import get_bot, play_match
 from games.registry import get_info
-
-from app.lab.spec import LabSpec
 
 
 def _setup_actions(info, lineup: dict[str, str]) -> list[tuple[str, dict]]:
@@ -33,7 +32,7 @@ def outcomes(result: dict, seats: list[str]) -> dict[str, str]:
     seats in first place win (several, if they tie for it) and the rest lose."""
     places = result["places"]
     if all(places[s] == 1 for s in seats):
-        return {s: "draw" for s in seats}
+        return dict.fromkeys(seats, "draw")
     return {s: "win" if places[s] == 1 else "loss" for s in seats}
 
 

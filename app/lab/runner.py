@@ -12,15 +12,14 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable
-
-from games import registry
-from games.registry import get_game
 
 from app.lab import stats
 from app.lab.play import play_chunk
 from app.lab.spec import LabSpec, check
+from games import registry
+from games.registry import get_game
 
 Progress = Callable[[int, int], None]
 

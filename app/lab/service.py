@@ -25,7 +25,7 @@ import json
 import logging
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app.lab.play import play_chunk
 from app.lab.runner import _chunks, build_report, spawn_pool
@@ -55,7 +55,7 @@ class LabBusy(Exception):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _keys(svc, run_id: str | None = None, user_id: str | None = None) -> dict:

@@ -55,7 +55,7 @@ class LabSpec:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "LabSpec":
+    def from_dict(cls, d: dict) -> LabSpec:
         return cls(**d)
 
     # ---- derived, per match ---------------------------------------------------------

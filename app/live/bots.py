@@ -44,8 +44,8 @@ from app.live import service
 from app.live.loops import pause
 from app.live.store import Change, now
 from app.live.views import render
-from games.base import GameError, event
 from games import registry
+from games.base import GameError, event
 from games.registry import get_game
 
 log = logging.getLogger("duelhall.bots")
@@ -236,7 +236,9 @@ class BotRunner:
     @staticmethod
     def needs_turn(doc: dict) -> bool:
         if doc["status"] == "live" and doc.get("state") is not None:
-            pending = get_game(doc["game"]).pending(doc["state"])
+            game = get_game(doc["game"])
+            assert game is not None  # a stored match's game is registered
+            pending = game.pending(doc["state"])
             return any(is_bot(s["user"]) and s["seat"] in pending for s in doc["seats"])
         if doc["status"] == "open":
             humans = [s for s in doc["seats"] if s["user"] and not is_bot(s["user"])]
@@ -280,6 +282,7 @@ class BotRunner:
         """Play every bot seat pending in ``doc``. Returns whether the match moved (by this
         round or by whoever beat it to it), i.e. whether to look again."""
         game = get_game(doc["game"])
+        assert game is not None  # a stored match's game is registered
         pending = game.pending(doc["state"])
         seats = [s for s in doc["seats"] if is_bot(s["user"]) and s["seat"] in pending]
         if not seats:
@@ -354,7 +357,7 @@ class BotRunner:
                                               view, random.Random(seed))
                 return await asyncio.wait_for(future, budget), "chosen"
             self.stats["fallback:no_time"] += 1
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.stats["fallback:slow"] += 1
             log.info("bot too slow, playing random", extra={"match": doc["id"], "level": level})
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool next time

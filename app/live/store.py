@@ -21,8 +21,9 @@ import json
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
@@ -488,7 +489,7 @@ class MatchStore:
         the index and its keys stay."""
         k, mid = self.k, doc["id"]
         was_open = before is not None and before[0] == "open"
-        old_host = before[2] if was_open else None
+        old_host = before[2] if before is not None and was_open else None
         if doc["status"] != "open":
             if was_open:
                 pipe.zrem(k.hosting(old_host), mid)
@@ -653,7 +654,7 @@ class MatchStore:
         doc["options"] = state["options"]
         doc["status"] = "live"
         doc["started_at"] = now()
-        doc["cseq"] = {s: 0 for s in seats}
+        doc["cseq"] = dict.fromkeys(seats, 0)
         self._after_engine_step(doc, game, actor=None)
         return [event("started", seats=seats)]
 
@@ -676,7 +677,7 @@ class MatchStore:
                 # Already used. The same action again is a retry after a dropped connection:
                 # acknowledge without redoing it. A different action under a used number (a
                 # second tab that had not seen the first one's move) is refused, not dropped.
-                sent = dict((k, a) for k, a in doc.get("recent", {}).get(seat, []))
+                sent = dict(doc.get("recent", {}).get(seat, []))
                 if sent.get(client_seq, action) != action:
                     raise ApiError("client_seq_reused",
                                    "That move number was already used for another move (from "

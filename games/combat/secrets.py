@@ -14,7 +14,7 @@ def secret_variant(state: dict, viewer: str, rnd: random.Random) -> dict | None:
     if viewer == OMNISCIENT or state["result"] is not None:
         return None
     other = clone(state)
-    slots = [("draw", s) for s in other["seats"]]
+    slots: list[tuple] = [("draw", s) for s in other["seats"]]
     slots += [("down", i, s) for i, r in enumerate(other["table"]) for s in r]
     pool = [c for slot in slots for c in _get(other, slot)]
     rnd.shuffle(pool)

@@ -33,6 +33,7 @@ from games.base import (
     event,
     rng,
 )
+
 from . import tables as T
 
 OPTIONS = (
@@ -143,7 +144,7 @@ class Duell(Game):
         seats = state["seats"]
         state.update(
             {
-                "score": {s: 0 for s in seats},
+                "score": dict.fromkeys(seats, 0),
                 "duel": 0,
                 "starter": None,
                 "pos": {},

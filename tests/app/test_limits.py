@@ -234,9 +234,8 @@ def test_spectator_socket_opens_are_counted_per_address(settings):
             # A socket with a token is counted per user and match, not by address.
             with c.websocket_connect(f"/ws/matches/{mid}?token={p['A']['token']}") as ws:
                 assert ws.receive_json()["type"] == "view"
-        with from_address(c, "198.51.100.9"):
-            with c.websocket_connect(f"/ws/matches/{mid}") as ws:
-                assert ws.receive_json()["type"] == "view"
+        with from_address(c, "198.51.100.9"), c.websocket_connect(f"/ws/matches/{mid}") as ws:
+            assert ws.receive_json()["type"] == "view"
 
 
 def test_the_tournament_socket_limits_its_message_rate(settings):
@@ -267,9 +266,8 @@ def test_sockets_open_at_once_are_capped_per_address(settings):
                 assert third.receive_json()["type"] == "view"
                 for url in (f"/ws/matches/{mid}", f"/ws/tournaments/{tid}",
                             f"/ws/matches/{mid}?token={p['B']['token']}"):
-                    with pytest.raises(WebSocketDenialResponse) as refused:
-                        with c.websocket_connect(url):
-                            pass
+                    with pytest.raises(WebSocketDenialResponse) as refused, c.websocket_connect(url):
+                        pass
                     assert refused.value.status_code == 429
                     assert refused.value.json()["error"]["code"] == "rate_limited"
                 with from_address(c, "198.51.100.9"), c.websocket_connect(f"/ws/matches/{mid}") as other:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from games.base import (
     OMNISCIENT,
@@ -111,7 +111,7 @@ def viewers(state: dict) -> list[str]:
 def check_playouts_end_with_a_result(info: GameInfo) -> None:
     game = info.game
     played = 0
-    for options, seats, seed, final, steps in every_playout(info):
+    for options, seats, seed, final, _steps in every_playout(info):
         res = game.result(final)
         assert res is not None, (options, seats, seed)
         assert set(res["places"]) == set(seats)
@@ -187,7 +187,7 @@ def check_replay_is_deterministic(info: GameInfo) -> None:
     for options, seats, seed in configs(info):
         trail: list[tuple[str, str]] = []
         final, steps = playout(info, options, seats, seed,
-                               lambda st, s, a, new, ev: trail.append((dumps(new), dumps(ev))))
+                               lambda st, s, a, new, ev, trail=trail: trail.append((dumps(new), dumps(ev))))
         state = game.setup(options, seats, seed)
         for k, st in enumerate(steps):
             if st["kind"] == "timeout":
@@ -222,7 +222,7 @@ def check_every_legal_entry_applies(info: GameInfo) -> None:
                     try:
                         game.apply(state, s, concrete)
                     except GameError as e:
-                        raise AssertionError(f"legal {entry} as {concrete} refused: {e.message}")
+                        raise AssertionError(f"legal {entry} as {concrete} refused: {e.message}") from e
                     counts["entries"] += 1
 
     for _ in every_playout(info, step):
@@ -325,7 +325,7 @@ def check_no_leak(info: GameInfo, per_playout: int = 12, follow: int = 20) -> No
     for options, seats, seed in configs(info):
         rnd = random.Random(f"leak:{seed}")
         states: list[dict] = []
-        playout(info, options, seats, seed, lambda st, s, a, new, ev: states.append(new))
+        playout(info, options, seats, seed, lambda st, s, a, new, ev, states=states: states.append(new))
         live = [st for st in states if game.result(st) is None]
         for k, state in enumerate(rnd.sample(live, min(per_playout, len(live)))):
             viewer = viewers(state)[k % len(viewers(state))]
