@@ -163,7 +163,7 @@ async def verify_password(password: str, hashed: str | None, gate=None) -> bool:
     password (no user enumeration by timing)."""
     if hashed is None:
         if not _DUMMY:
-            _DUMMY.append(await hash_password("not-a-password-" + uuid.uuid4().hex))
+            _DUMMY.append(await hash_password("not-a-password-" + uuid.uuid4().hex, gate))
         hashed, password = _DUMMY[0], password + "\x00"
         await _hash_work(gate, _password_hash().verify, password, hashed)
         return False
