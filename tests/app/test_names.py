@@ -133,21 +133,23 @@ def test_create_admin_refuses_a_look_alike(settings):
 
 # ------------------------------------------------------------------ migration 0006
 def _url_and_cleanup(tmp_path):
-    """A database of its own: a SQLite file, or a fresh schema in DATABASE_URL's Postgres."""
+    """A database of its own: a SQLite file, or beside DATABASE_URL's Postgres database a
+    scratch one named after it (dropped afterwards)."""
     url = os.environ.get("DATABASE_URL")
     if not url or not url.startswith("postgres"):
         return f"sqlite:///{tmp_path}/names.sqlite3", None
-    schema = "mig_" + uuid.uuid4().hex[:8]
+    base, _, dbname = url.rpartition("/")
+    scratch = f"{dbname.split('?')[0]}_mig_{uuid.uuid4().hex[:8]}"
 
-    async def schema_sql(sql):
-        engine = create_async_engine(Settings(database_url=url).sqlalchemy_url())
-        async with engine.begin() as conn:
+    async def admin_sql(sql):
+        engine = create_async_engine(Settings(database_url=url).sqlalchemy_url(),
+                                     isolation_level="AUTOCOMMIT")
+        async with engine.connect() as conn:
             await conn.execute(sa.text(sql))
         await engine.dispose()
 
-    asyncio.run(schema_sql(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in url else "?"
-    return f"{url}{sep}search_path={schema}", lambda: asyncio.run(schema_sql(f"DROP SCHEMA {schema} CASCADE"))
+    asyncio.run(admin_sql(f'CREATE DATABASE "{scratch}"'))
+    return f"{base}/{scratch}", lambda: asyncio.run(admin_sql(f'DROP DATABASE "{scratch}"'))
 
 
 async def _sql(url: str, *statements, fetch: str | None = None):
