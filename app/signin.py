@@ -81,9 +81,3 @@ class PasswordAttempt:
             await ratelimit.give_back(redis, *self._counted[1:])
             return
         await ratelimit.give_back(redis, *self._counted)  # undecided: not a wrong password
-
-
-def client_address(request) -> str:
-    """The client's address as the app sees it: the connection's, or for a request through a
-    trusted proxy the one it reported (TRUSTED_PROXIES, applied in app/main.py)."""
-    return request.client.host if request.client else "-"

@@ -12,8 +12,9 @@ from app.auth import (User, current_user, hash_password, issue_token, new_guest,
 from app.db import accounts
 from app.errors import ApiError
 from app.names import is_reserved
+from app.ratelimit import client_address
 from app.services import Services, get_services
-from app.signin import PasswordAttempt, client_address
+from app.signin import PasswordAttempt
 
 router = APIRouter(prefix="/api", tags=["identity"], responses=ERRORS)
 
