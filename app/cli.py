@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     db = "DATABASE_URL" if settings.database_url else f"SQLite in {settings.data_dir}"
     print(f"Duelhall on http://{args.host}:{args.port}  ({mode}, {db})", flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=True,
+                # Forwarded headers are the app's to read, from TRUSTED_PROXIES only (app/main.py).
+                ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=False,
                 ws_per_message_deflate=settings.ws_deflate)
     return 0
 
@@ -134,8 +135,12 @@ async def create_admin(settings, name: str, password: str) -> str:
     try:
         row = await accounts.by_name(maker, name)
         if row is None:
-            row = await accounts.create_account(maker, "u_" + uuid.uuid4().hex[:20], name,
-                                                await hash_password(password), role="admin")
+            try:
+                row = await accounts.create_account(maker, "u_" + uuid.uuid4().hex[:20], name,
+                                                    await hash_password(password), role="admin")
+            except accounts.NameTaken:
+                raise ValueError(f"{name!r} looks just like an existing account's name "
+                                 "(docs/accounts.md, names); choose another") from None
             return f"created admin {row.name} ({row.id})"
         await accounts.update_user(maker, row.id, role="admin")
         if settings.redis_url:  # drop the cached status so the role applies at once

@@ -18,6 +18,7 @@ from app.live.multiplex import MultiplexedRedis
 from app.live.outbox import OutboxWorker
 from app.live.redis import make_redis
 from app.live.store import MatchStore
+from app.password_gate import PasswordGates
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Services:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # Computer players' runner (app/live/bots.py), made in ``start``.
     bots: object = None
+    # The bound on argon2 work for passwords (app/password_gate.py), made in ``build``.
+    passwords: PasswordGates | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -53,6 +56,7 @@ class Services:
                                 # Unique per process even when replicas share INSTANCE_NAME.
                                 name=f"{settings.instance_name}-{socket.gethostname()}-"
                                      f"{os.getpid()}-{id(store)}"),
+            passwords=PasswordGates.from_settings(settings),
         )
 
     async def start(self) -> None:

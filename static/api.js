@@ -43,6 +43,39 @@ export function clearToken() {
   setToken(null);
 }
 
+// Device tokens (docs/accounts.md): one per account name this browser signed in to, kept
+// across sign-outs. Sent with the next login of that name, it lets the right password in even
+// while other people's wrong guesses have locked the name.
+const DEVICES_KEY = 'duelhall.devices';
+
+function deviceKey(name) {
+  return String(name || '').trim().toLowerCase();
+}
+
+function readDevices() {
+  try {
+    const all = JSON.parse(localStorage.getItem(DEVICES_KEY) || '{}');
+    return all && typeof all === 'object' ? all : {};
+  } catch {
+    return {};
+  }
+}
+
+export function getDeviceToken(name) {
+  return readDevices()[deviceKey(name)] || null;
+}
+
+export function setDeviceToken(name, token) {
+  if (!token || !name) return;
+  const all = readDevices();
+  all[deviceKey(name)] = token;
+  try {
+    localStorage.setItem(DEVICES_KEY, JSON.stringify(all));
+  } catch {
+    /* storage disabled: this browser stays an unknown device */
+  }
+}
+
 /** request('GET', '/api/games') -> parsed JSON (null for an empty body). */
 export async function request(method, path, body, { signal } = {}) {
   const headers = { Accept: 'application/json' };

@@ -33,6 +33,14 @@ class CredentialsIn(Strict):
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
 
 
+class LoginIn(CredentialsIn):
+    device_token: str | None = Field(
+        default=None, max_length=2000,
+        description="The device_token a previous sign-in of this account returned to this device "
+                    "(optional): a known device is not locked out by other people's wrong "
+                    "passwords for the name (docs/accounts.md)")
+
+
 class PasswordChangeIn(Strict):
     old_password: str = Field(min_length=1, max_length=128)
     new_password: str = Field(min_length=8, max_length=128)
@@ -48,6 +56,12 @@ class UserOut(BaseModel):
 class TokenOut(BaseModel):
     token: str
     user: UserOut
+
+
+class AccountTokenOut(TokenOut):
+    device_token: str | None = Field(
+        default=None, description="Keep it on this device and send it with the next login of this "
+                                  "account (docs/accounts.md, device tokens)")
 
 
 class CreateMatchIn(Strict):

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.history import _iso, _summary
 from app.db.models import AuditEntry, Match, MatchNote, MatchSeat, Rating, Report, User
+from app.names import skeleton
 
 
 def utcnow() -> datetime:
@@ -31,7 +32,7 @@ def _utc(d: datetime | None) -> datetime | None:
 
 
 class NameTaken(Exception):
-    pass
+    """The name, or a look-alike of it (same skeleton, app/names.py), belongs to an account."""
 
 
 def user_dict(u: User) -> dict:
@@ -42,9 +43,9 @@ def user_dict(u: User) -> dict:
 async def create_account(maker: async_sessionmaker, user_id: str, name: str, password_hash: str,
                          role: str = "player", bot: bool = False) -> User:
     async with maker() as session:
-        user = User(id=user_id, name=name, name_key=name.casefold(), role=role, is_guest=False,
-                    is_bot=bot, password_hash=password_hash, created_at=utcnow(),
-                    suspended=False, token_gen=0)
+        user = User(id=user_id, name=name, name_key=name.casefold(), name_skeleton=skeleton(name),
+                    role=role, is_guest=False, is_bot=bot, password_hash=password_hash,
+                    created_at=utcnow(), suspended=False, token_gen=0)
         session.add(user)
         try:
             await session.commit()
@@ -56,6 +57,15 @@ async def create_account(maker: async_sessionmaker, user_id: str, name: str, pas
 async def by_name(maker: async_sessionmaker, name: str) -> User | None:
     async with maker() as session:
         return (await session.execute(select(User).where(User.name_key == name.casefold()))).scalar_one_or_none()
+
+
+async def name_in_use(maker: async_sessionmaker, name: str) -> bool:
+    """Whether an account has this name or one that looks like it (the same skeleton)."""
+    async with maker() as session:
+        found = await session.execute(
+            select(User.id).where(or_(User.name_skeleton == skeleton(name),
+                                      User.name_key == name.casefold())).limit(1))
+        return found.first() is not None
 
 
 async def by_id(maker: async_sessionmaker, user_id: str) -> User | None:

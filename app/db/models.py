@@ -35,6 +35,9 @@ class User(Base):
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     # Bumped on password change and suspension: tokens carrying an older value stop working.
     token_gen: Mapped[int] = mapped_column(Integer, default=0)
+    # Accounts (migration 0006): the name's confusable skeleton (app/names.py), unique among
+    # accounts, so no two accounts (nor a guest and an account) can look alike. NULL for guests.
+    name_skeleton: Mapped[str | None] = mapped_column(String(255), nullable=True, unique=True)
 
 
 class Match(Base):
