@@ -4,7 +4,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn
+from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn, SeedIn
 from app.auth import User, current_user, optional_user
 from app.db import accounts, history
 from app.errors import ApiError
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/api/matches", tags=["matches"], responses=ERRORS)
 @router.post("", summary="Create a match; the creator takes seat A")
 async def create_match(body: CreateMatchIn, user: User = Depends(current_user),
                        svc: Services = Depends(get_services)):
-    doc = await svc.store.create(body.game, body.options, user.public())
+    doc = await svc.store.create(body.game, body.options, user.public(), body.seed)
     return summary(doc)
 
 
@@ -45,9 +45,10 @@ async def get_match(match_id: str, svc: Services = Depends(get_services)):
 
 
 @router.post("/{match_id}/join", summary="Take a free seat; the match starts when full")
-async def join_match(match_id: str, user: User = Depends(current_user),
+async def join_match(match_id: str, body: SeedIn | None = None, user: User = Depends(current_user),
                      svc: Services = Depends(get_services)):
-    return summary(await service.lobby_change(svc, await svc.store.join(match_id, user.public())))
+    seed = body.seed if body else None
+    return summary(await service.lobby_change(svc, await svc.store.join(match_id, user.public(), seed)))
 
 
 @router.post("/{match_id}/leave", summary="Give up your seat before the match starts")
@@ -109,7 +110,9 @@ async def report_match(match_id: str, body: ReportIn, user: User = Depends(curre
 
 @router.post("/{match_id}/rematch",
              summary="A new match of the same game and options; the other players are invited")
-async def rematch(match_id: str, user: User = Depends(current_user), svc: Services = Depends(get_services)):
+async def rematch(match_id: str, body: SeedIn | None = None, user: User = Depends(current_user),
+                  svc: Services = Depends(get_services)):
+    seed = body.seed if body else None  # the offering player's seed for the new match
     try:
         old, live = await svc.store.load(match_id), True
     except ApiError as e:
@@ -124,14 +127,14 @@ async def rematch(match_id: str, user: User = Depends(current_user), svc: Servic
     if user.id not in {s["user"]["id"] for s in old["seats"] if s["user"]}:
         raise ApiError("forbidden", "Only the match's players can offer a rematch.")
     if live:
-        new = await svc.store.rematch(match_id, user.public())
+        new = await svc.store.rematch(match_id, user.public(), seed)
         # The old match now points at the new one: observers react (bots take their seats again).
         await service.after_change(svc, await svc.store.load(match_id))
     else:
         # Nobody can be pointed at the new table from a match that is gone: it is a new open
         # match with the same game and options, its bots seated again; the player shares its
         # invitation link as for any new match.
-        new = await svc.store.create(old["game"], dict(old["options"] or {}), user.public())
+        new = await svc.store.create(old["game"], dict(old["options"] or {}), user.public(), seed)
         bots = getattr(svc, "bots", None)
         if bots is not None and any((s["user"] or {}).get("bot") for s in old["seats"]):
             await bots.seat_rematch(old, new["id"])
