@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.base import GameError
+from games.base import OMNISCIENT, GameError, may_see
 from games.registry import get_game
 
 LABEL = "duelhall-fair-v1"
@@ -61,6 +61,23 @@ def match_seed(server_seed: str, player_seeds: dict[str, str]) -> int:
     (63 bits: it fits SQL's signed BIGINT, and it is a plain int as ``games.base.rng`` wants)."""
     digest = hmac.new(bytes.fromhex(server_seed), seed_message(player_seeds), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def events_for(events: list[dict] | None, viewer: str) -> list[dict] | None:
+    """The events of one step that ``viewer`` (a seat, or ``OMNISCIENT``) was shown, ``vis``
+    kept: what a player's record carries, so it holds nothing the player was not sent."""
+    if events is None:
+        return None
+    return [e for e in events if may_see(e.get("vis", "all"), viewer)]
+
+
+def record_for(record: dict, viewer: str) -> dict:
+    """A record as ``viewer`` may have it: every step's events narrowed to theirs, and
+    ``events_for`` naming the viewer so the verifier narrows the replay the same way."""
+    out = dict(record)
+    out["events_for"] = viewer
+    out["actions"] = [{**a, "events": events_for(a.get("events"), viewer)} for a in record["actions"]]
+    return out
 
 
 # ------------------------------------------------------------------------------ verification
@@ -114,6 +131,10 @@ def _verify(record: dict) -> Verdict:
     if not isinstance(fair, dict):
         return Verdict(False, "record", "the record has no 'fairness' block (a match from before "
                                         "provably fair chance, or not a match record).")
+    if record.get("replayable") is False:
+        return Verdict(False, "record", "this copy of the record hides other seats' secret choices "
+                                        "('replayable': false), so it cannot be replayed; an "
+                                        "admin's copy can.")
     server_seed = fair.get("server_seed")
     if not isinstance(server_seed, str) or not _HEX.fullmatch(server_seed) \
             or len(server_seed) != 2 * SERVER_SEED_BYTES:
@@ -159,6 +180,7 @@ def _replay(record: dict, seats: list[str], seed: int) -> Verdict:
         return Verdict(False, "record", f"the engine cannot set the match up from the recorded "
                                         f"options: {e.message}")
     actions = record["actions"]
+    viewer = record.get("events_for") or OMNISCIENT
     for n, step in enumerate(actions, 1):
         where = f"step {n} (version {step.get('version')}, seat {step['seat']}, {step['kind']})"
         try:
@@ -173,7 +195,7 @@ def _replay(record: dict, seats: list[str], seed: int) -> Verdict:
         if recorded is None:
             return Verdict(False, "step", f"{where}: the record carries no events to compare.", n,
                            n - 1)
-        replayed = _json(events)
+        replayed = _json(events_for(events, viewer))
         if replayed != _json(recorded):
             return Verdict(False, "step", f"{where}: {_first_difference(replayed, _json(recorded))}.",
                            n, n - 1)

@@ -11,6 +11,8 @@ from app.errors import ApiError
 from app.live import service
 from app.live.store import summary
 from app.services import Services, get_services
+from games import fairness
+from games.base import OMNISCIENT
 
 router = APIRouter(prefix="/api/matches", tags=["matches"], responses=ERRORS)
 
@@ -96,7 +98,9 @@ async def get_record(match_id: str, user: User = Depends(current_user),
         raise ApiError("forbidden", "The full record is for the match's players and admins.")
     if record is None or (live and len(record["actions"]) < live["steps"]) or record["status"] != "finished":
         raise ApiError("unavailable", "The history of this match is still being written; try again shortly.", 503)
-    return record
+    # Each step's events as this reader was shown them (a player: their seat's; an admin: all).
+    mine = next((s["seat"] for s in record["seats"] if s["user"] and s["user"]["id"] == user.id), None)
+    return fairness.record_for(record, OMNISCIENT if user.role == "admin" or mine is None else mine)
 
 
 @router.post("/{match_id}/report", summary="Report a match you played, with a reason")

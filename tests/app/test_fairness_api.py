@@ -196,6 +196,26 @@ def play_random(client, mid, players: dict, rnd: random.Random, max_steps: int =
     raise AssertionError("the match did not end")
 
 
+def test_an_admins_copy_has_every_event_and_verifies(client):
+    from tests.conftest import account
+
+    admin = account(client, "Root", role="admin")
+    a, b = guest(client, "Ann"), guest(client, "Bob")
+    mid = client.post("/api/matches", json={"game": "duell"}, headers=a["headers"]).json()["id"]
+    client.post(f"/api/matches/{mid}/join", headers=b["headers"])
+    play_random(client, mid, {"A": a, "B": b}, random.Random(3))
+    drain(client)
+    full = client.get(f"/api/matches/{mid}/record", headers=admin["headers"]).json()
+    export = client.get(f"/api/admin/matches/{mid}/export.json", headers=admin["headers"]).json()
+    mine = client.get(f"/api/matches/{mid}/record", headers=a["headers"]).json()
+    assert full["events_for"] == "omniscient" and "events_for" not in export
+    seen = {json.dumps(e, sort_keys=True) for x in mine["actions"] for e in x["events"]}
+    every = [e for x in full["actions"] for e in x["events"]]
+    assert any(json.dumps(e, sort_keys=True) not in seen for e in every)  # B's private draws
+    for record in (full, export, mine):
+        assert F.verify_record(record).ok
+
+
 def finished_record(client, game_id: str, seats: int, options: dict, rnd_seed: int):
     rnd = random.Random(rnd_seed)
     people = [guest(client, f"P{i}") for i in range(seats)]
@@ -235,6 +255,9 @@ def test_a_finished_match_of_every_game_verifies_and_tampering_is_named(client, 
     verdict = F.verify_record(record)
     assert verdict.ok, verdict.text()
     assert verdict.steps == len(record["actions"])
+    # A player's copy carries the events their seat was shown, nothing else.
+    assert record["events_for"] == "A"
+    assert all(e["vis"] == "all" or "A" in e["vis"] for a in record["actions"] for e in a["events"])
 
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
@@ -289,3 +312,28 @@ def test_game_ids_cover_every_game():
 
     assert {g.id for g in all_games()} == {g[0] for g in GAMES}
     assert all(get_game(g[0]) for g in GAMES)
+
+
+def test_fair_deal_strings_in_every_catalogue():
+    """Every 'fair.*' key the fair-deal UI uses is in all four core catalogues, translated."""
+    import re
+
+    source = (ROOT / "static" / "fair_deal.js").read_text()
+    used = set(re.findall(r"'fair\.([a-z_]+)'", source))
+    # Keys built at run time: fair.check.<id>, fair.status.<status>, fair.why.<reason>.
+    dynamic = {"check": {"revealed", "commitment", "seen", "own_seed", "derivation"},
+               "status": {"ok", "failed", "skipped"},
+               "why": {"not_seen", "no_seed", "not_started"}}
+    assert {"verified", "failed", "details", "download", "replay_note"} <= used
+    cats = {lang: json.loads((ROOT / "static" / "i18n" / lang / "core.json").read_text())["fair"]
+            for lang in ("en", "it", "pt", "hu")}
+    for lang, fair in cats.items():
+        for key in used:
+            assert isinstance(fair.get(key), str) and fair[key].strip(), (lang, key)
+        for group, ids in dynamic.items():
+            assert set(fair[group]) == ids, (lang, group)
+        assert "{seat}" in fair["player_seed"], lang
+        assert "✓" in fair["verified"] and "✗" in fair["failed"], lang
+        if lang != "en":  # translated, not copied
+            same = [k for k in used if fair[k] == cats["en"][k]]
+            assert not same, (lang, same)

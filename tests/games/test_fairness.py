@@ -229,3 +229,24 @@ def test_records_that_cannot_be_checked_say_why(change):
     verdict = F.verify_record(record)
     assert not verdict.ok and verdict.problem, verdict
     assert verdict.what == ("step" if change == "no_events" else "record")
+
+
+def test_a_players_copy_carries_their_events_and_verifies():
+    record = engine_record("duell")
+    mine = F.record_for(record, "A")
+    assert mine["events_for"] == "A"
+    hidden = [e for a in record["actions"] for e in a["events"] if e["vis"] != "all" and "A" not in e["vis"]]
+    assert hidden, "a Duell match has events A is not shown (B's draws)"
+    assert all(e["vis"] == "all" or "A" in e["vis"] for a in mine["actions"] for e in a["events"])
+    assert F.verify_record(mine).ok
+    # The viewer matters: A's events are not B's.
+    claimed = dict(mine, events_for="B")
+    verdict = F.verify_record(claimed)
+    assert (verdict.ok, verdict.what) == (False, "step"), verdict.text()
+
+
+def test_a_record_that_says_it_cannot_be_replayed_is_not_replayed():
+    record = engine_record()
+    record["replayable"] = False
+    verdict = F.verify_record(record)
+    assert (verdict.ok, verdict.what) == (False, "record") and "replayable" in verdict.problem
