@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+import uuid
 
 import pytest
 
@@ -199,7 +200,7 @@ def play_random(client, mid, players: dict, rnd: random.Random, max_steps: int =
 def test_an_admins_copy_has_every_event_and_verifies(client):
     from tests.conftest import account
 
-    admin = account(client, "Root", role="admin")
+    admin = account(client, f"Root{uuid.uuid4().hex[:8]}", role="admin")
     a, b = guest(client, "Ann"), guest(client, "Bob")
     mid = client.post("/api/matches", json={"game": "duell"}, headers=a["headers"]).json()["id"]
     client.post(f"/api/matches/{mid}/join", headers=b["headers"])

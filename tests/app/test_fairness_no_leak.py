@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import uuid
 
 from sqlalchemy import select
 
@@ -71,7 +72,7 @@ def test_two_server_seeds_look_the_same_to_everyone_until_the_end(client, caplog
     caplog.set_level(logging.DEBUG)
     a, b = guest(client, "Ann"), guest(client, "Bob")
     spectator = guest(client, "Spec")
-    admin = account(client, "Root", role="admin")
+    admin = account(client, f"Root{uuid.uuid4().hex[:8]}", role="admin")
     r = client.post("/api/matches", json={"game": "duell", "options": {"clock_seconds": None},
                                           "seed": "a1" * 16}, headers=a["headers"])
     mid = r.json()["id"]
