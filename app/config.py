@@ -38,6 +38,23 @@ class Settings(BaseSettings):
     ws_burst: int = 40
     # How long a finished match stays in Redis for late viewers (history is in SQL).
     finished_ttl_seconds: int = 24 * 3600
+    # Abuse limits (docs/security.md, "Limits"); 0 switches one off.
+    # Open tables (created, not started) one player may host at once, as on game sites where
+    # you wait at a few tables, not hundreds.
+    max_open_matches_per_user: int = 5
+    # Matches created (lobby, play the computer) per minute by one player, and by all guests
+    # from one client address (a guest costs nothing to make, so guests are counted by where
+    # they come from too; several people behind one address share it).
+    match_creations_per_minute: int = 10
+    guest_match_creations_per_minute_per_address: int = 30
+    # An open table that has not started this long after it was made is aborted: it leaves
+    # the lobby and its keys expire. A day: an invitation sent to a friend lasts until tomorrow.
+    open_match_ttl_seconds: int = 24 * 3600
+    # Websocket opens per minute per client address for sockets without a token (spectators,
+    # tournament pages); a socket with a token is counted per user and match (app/ws_limits.py).
+    ws_anonymous_opens_per_minute: int = 120
+    # Websockets open at once per client address, any endpoint, with or without a token.
+    ws_sockets_per_address: int = 200
     # Background workers (tests switch them off to drive them by hand).
     run_workers: bool = True
     # The history writer (outbox to SQL) in this process. A busy deployment runs it in its own

@@ -23,6 +23,7 @@ STATUS = {
     "match_over": 409,
     "match_not_open": 409,
     "match_full": 409,
+    "too_many_open_matches": 409,
     "table_not_full": 409,
     "client_seq_reused": 409,
     "wrong_password": 403,

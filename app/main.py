@@ -18,6 +18,7 @@ from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
 from app.services import Services
 from app import ws, ws_tournaments
+from app.ws_limits import SocketsPerAddress
 
 STATIC = ROOT / "static"
 
@@ -155,6 +156,7 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
         return FileResponse(STATIC / "index.html")
 
     app.add_middleware(BodyLimit, limit=settings.max_message_bytes)
+    app.add_middleware(SocketsPerAddress)
     app.add_middleware(SecurityHeaders)
     _document_errors_as_json(app)
     return app

@@ -41,7 +41,9 @@ class Services:
     def build(cls, settings: Settings) -> "Services":
         redis = make_redis(settings)
         line = MultiplexedRedis(settings.redis_url) if settings.redis_url else None
-        store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds, line)
+        store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds, line,
+                           open_ttl=settings.open_match_ttl_seconds,
+                           max_open_per_host=settings.max_open_matches_per_user)
         engine = make_engine(settings)
         maker = sessionmaker(engine)
         return cls(

@@ -63,6 +63,7 @@ if str(ROOT) not in sys.path:
 import httpx  # noqa: E402
 import websockets  # noqa: E402
 
+from bench.live import LIMITS_OFF  # noqa: E402
 from bench.proxy import spawn_proxy  # noqa: E402
 
 DEFAULT_OPTIONS = {"duels_to_win": 2}
@@ -219,7 +220,10 @@ class AppFleet:
         self.env = {**base, "REDIS_URL": redis_url, "DATABASE_URL": database_url,
                     "REDIS_PREFIX": f"f{uuid.uuid4().hex[:8]}:", "SECRET_KEY": SECRET,
                     "DATA_DIR": str(tmp / "data"), "CLOCK_POLL_SECONDS": "0.1",
-                    "LOG_LEVEL": "WARNING", **(extra_env or {})}
+                    "LOG_LEVEL": "WARNING",
+                    # Every lane comes from this one address: the per-address and per-player
+                    # abuse limits (docs/security.md) would throttle the scenarios themselves.
+                    **{limit: "0" for limit in LIMITS_OFF}, **(extra_env or {})}
         self.procs: list[subprocess.Popen] = []
         self.urls: list[str] = []
         self.logs: list[Path] = []

@@ -244,6 +244,13 @@ def free_port_block(n: int) -> int:
     raise RuntimeError("no free port block")
 
 
+# Abuse limits (app/config.py) a load test switches off: every simulated player comes from
+# this one address, and the per-address and per-player limits would throttle the load itself.
+LIMITS_OFF = ("MAX_OPEN_MATCHES_PER_USER", "MATCH_CREATIONS_PER_MINUTE",
+              "GUEST_MATCH_CREATIONS_PER_MINUTE_PER_ADDRESS", "WS_ANONYMOUS_OPENS_PER_MINUTE",
+              "WS_SOCKETS_PER_ADDRESS")
+
+
 class Servers:
     def __init__(self, args):
         self.args = args
@@ -267,6 +274,8 @@ class Servers:
         env["INSTANCE_NAME"] = f"bench-{port}"
         # As deployed (docker-compose.yml): the collector tuned for a long-lived process.
         env.setdefault("GC_FREEZE", "true")
+        for limit in LIMITS_OFF:
+            env.setdefault(limit, "0")
         if self.mode == "real":
             env["REDIS_URL"] = self.args.redis_url
             env["REDIS_PREFIX"] = self.prefix
@@ -604,14 +613,15 @@ class Lane:
             return
         stats.matches_started += 1
 
-        ack_param = "" if run.cfg.ack_frames else "&ack=view"
+        ack_param = "" if run.cfg.ack_frames else "?ack=view"
 
         def ws_url(seat):
-            return (self.url[seat].replace("http://", "ws://", 1)
-                    + f"/ws/matches/{mid}?token={self.tokens[seat]}" + ack_param)
+            return self.url[seat].replace("http://", "ws://", 1) + f"/ws/matches/{mid}" + ack_param
 
+        # The token in the subprotocols, as the browser client sends it (docs/protocol.md).
         socks = await asyncio.gather(
-            *(connect(ws_url(s), compression=run.cfg.compression, proxy=None, open_timeout=30,
+            *(connect(ws_url(s), subprotocols=["duelhall.v1", f"bearer.{self.tokens[s]}"],
+                      compression=run.cfg.compression, proxy=None, open_timeout=30,
                       max_size=2 ** 22, ping_interval=None) for s in ("A", "B")))
         ws = dict(zip(("A", "B"), socks))
         seen = {"A": 0, "B": 0}

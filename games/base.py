@@ -230,6 +230,24 @@ class Game:
                 out[name] = "hidden"
         return out
 
+    def record_options(self, options: dict, viewer: str) -> dict:
+        """A finished match's options as ``viewer`` (a seat, ``SPECTATOR`` or ``OMNISCIENT``)
+        may read them in its record: ``public_options``, except that a per-seat secret option
+        keeps the viewer's own seat's value (a player may read the deck they were given)."""
+        if viewer == OMNISCIENT or not options:
+            return options
+        out = dict(self.public_options(options))
+        for o in self.options:
+            value = options.get(o.name)
+            if o.secret and isinstance(value, dict) and viewer in value:
+                out[o.name] = {**out[o.name], viewer: value[viewer]}
+        return out
+
+    def record_action(self, options: dict, seat: str, action: Any, viewer: str) -> Any:
+        """A recorded step of ``seat`` in a finished match as ``viewer`` may read it (default:
+        as played; a game whose secrets outlive the match hides them here)."""
+        return action
+
     def setup(self, options: dict, seats: list[str], seed: int) -> State:
         opts = self.validate_options(options, len(seats))
         if not self.min_players <= len(seats) <= self.max_players:

@@ -14,10 +14,11 @@
 // newer than the one shown; while the socket is down it polls every POLL_MS instead.
 // Strings: static/i18n/<lang>/tournaments.json (ctx.t), falling back to core.json.
 
-import { request, download } from './api.js';
+import { request, download, getToken } from './api.js';
 import { hasKey } from './i18n.js';
 import { bracketSvg } from './tournament_bracket.js';
 import { botBadge, botLevels, botName, isBot, levelName } from './bots.js';
+import { socketProtocols } from './ws.js';
 
 const enc = encodeURIComponent;
 const POLL_MS = 5000;
@@ -420,7 +421,9 @@ function liveUpdates(id, onRevision, onStatus) {
     if (closed) return;
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     try {
-      socket = new WebSocket(`${proto}//${location.host}/ws/tournaments/${enc(id)}`);
+      // The token (if any) in the subprotocols, as every socket of ours: never in the URL.
+      socket = new WebSocket(`${proto}//${location.host}/ws/tournaments/${enc(id)}`,
+        socketProtocols(getToken()));
     } catch {
       startPolling();
       return;

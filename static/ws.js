@@ -1,4 +1,5 @@
-// Shared websocket client for one match: /ws/matches/{id}?token=...
+// Shared websocket client for one match: /ws/matches/{id}, the token in the handshake's
+// subprotocols (never in the URL, which access logs print): see socketProtocols.
 //
 //   const sock = new MatchSocket(matchId, { token });
 //   sock.on('view', (viewDoc) => ...);        // newer views only (seq strictly increasing)
@@ -24,11 +25,19 @@ const DEAD_MS = 50000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 8000;
 
+export const SUBPROTOCOL = 'duelhall.v1';
+
+/** The subprotocols a socket offers: `duelhall.v1`, and `bearer.<token>` when signed in. The
+ *  server answers `duelhall.v1` (docs/protocol.md). Every socket of ours opens with these. */
+export function socketProtocols(token) {
+  return token ? [SUBPROTOCOL, `bearer.${token}`] : [SUBPROTOCOL];
+}
+
 export function matchSocketUrl(matchId, token, loc = globalThis.location) {
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
   // ack=view: the view an action causes (its client_seq) settles the action (see _onView), so
   // the server sends no separate ack frame for it; repeats are still acked.
-  const q = token ? `?token=${encodeURIComponent(token)}&ack=view` : '';
+  const q = token ? '?ack=view' : '';
   return `${proto}//${loc.host}/ws/matches/${encodeURIComponent(matchId)}${q}`;
 }
 
@@ -100,7 +109,7 @@ export class MatchSocket {
     globalThis.addEventListener?.('online', this._onOnline);
     let ws;
     try {
-      ws = new this._WS(this.url || matchSocketUrl(this.matchId, this.token));
+      ws = new this._WS(this.url || matchSocketUrl(this.matchId, this.token), socketProtocols(this.token));
     } catch (err) {
       console.warn('MatchSocket: cannot open', err);
       this._scheduleReconnect();

@@ -2,24 +2,28 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 
 from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn, SeedIn
 from app.auth import User, current_user, optional_user
 from app.db import accounts, history
 from app.errors import ApiError
-from app.live import service
+from app.live import limits, service
 from app.live.store import summary
+from app.ratelimit import client_address
+from app.secret_options import record_for, without_secrets
 from app.services import Services, get_services
 from games import fairness
 from games.base import OMNISCIENT
+from games.registry import get_game
 
 router = APIRouter(prefix="/api/matches", tags=["matches"], responses=ERRORS)
 
 
 @router.post("", summary="Create a match; the creator takes seat A")
-async def create_match(body: CreateMatchIn, user: User = Depends(current_user),
+async def create_match(body: CreateMatchIn, request: Request, user: User = Depends(current_user),
                        svc: Services = Depends(get_services)):
+    await limits.count_match_creation(svc, user, client_address(request))
     doc = await svc.store.create(body.game, body.options, user.public(), body.seed)
     return summary(doc)
 
@@ -93,14 +97,15 @@ async def get_record(match_id: str, user: User = Depends(current_user),
         raise ApiError("not_found", "There is no match with that id.")
     if (live and live["status"] != "finished") or (record and record["status"] != "finished" and not live):
         raise ApiError("not_finished", "The record is available once the match has finished.")
-    seated = {s["user"]["id"] for s in (live or record)["seats"] if s["user"]}
-    if user.id not in seated and user.role != "admin":
+    seats = {s["user"]["id"]: s["seat"] for s in (live or record)["seats"] if s["user"]}
+    if user.id not in seats and user.role != "admin":
         raise ApiError("forbidden", "The full record is for the match's players and admins.")
     if record is None or (live and len(record["actions"]) < live["steps"]) or record["status"] != "finished":
         raise ApiError("unavailable", "The history of this match is still being written; try again shortly.", 503)
-    # Each step's events as this reader was shown them (a player: their seat's; an admin: all).
-    mine = next((s["seat"] for s in record["seats"] if s["user"] and s["user"]["id"] == user.id), None)
-    return fairness.record_for(record, OMNISCIENT if user.role == "admin" or mine is None else mine)
+    # A player reads what the engine lets them after the end (not the opponent's closed deck),
+    # and each step's events as their seat was shown them (an admin: everything).
+    viewer = OMNISCIENT if user.role == "admin" else seats[user.id]
+    return fairness.record_for(record_for(record, viewer), viewer)
 
 
 @router.post("/{match_id}/report", summary="Report a match you played, with a reason")
@@ -122,8 +127,8 @@ async def rematch(match_id: str, body: SeedIn | None = None, user: User = Depend
     except ApiError as e:
         if e.code != "not_found":
             raise
-        # Gone from Redis (FINISHED_TTL): history has the game, seats and stored options.
-        old, live = await history.match_summary(svc.maker, match_id, stored_options=True), False
+        # Gone from Redis (FINISHED_TTL): history has the game, seats and options.
+        old, live = await history.match_summary(svc.maker, match_id), False
         if old is None:
             raise
     if old["status"] != "finished":
@@ -138,7 +143,9 @@ async def rematch(match_id: str, body: SeedIn | None = None, user: User = Depend
         # Nobody can be pointed at the new table from a match that is gone: it is a new open
         # match with the same game and options, its bots seated again; the player shares its
         # invitation link as for any new match.
-        new = await svc.store.create(old["game"], dict(old["options"] or {}), user.public(), seed)
+        # Secret options (fixed decks) are not carried over: the seats choose again.
+        options = without_secrets(get_game(old["game"]), old["options"])
+        new = await svc.store.create(old["game"], options, user.public(), seed)
         bots = getattr(svc, "bots", None)
         if bots is not None and any((s["user"] or {}).get("bot") for s in old["seats"]):
             await bots.seat_rematch(old, new["id"])

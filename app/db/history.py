@@ -229,11 +229,8 @@ async def _rate(session: AsyncSession, h: dict) -> None:
         r.updated_at = now
 
 
-async def match_summary(maker: async_sessionmaker, match_id: str, *,
-                        stored_options: bool = False) -> dict | None:
-    """The match's public summary from history. ``stored_options``: the options as stored,
-    secret ones included, for the server's own use (a rematch plays with them), never to be
-    shown."""
+async def match_summary(maker: async_sessionmaker, match_id: str) -> dict | None:
+    """The match's public summary from history (a secret option shows as hidden)."""
     async with maker() as session:
         m = await session.get(Match, match_id)
         if m is None:
@@ -242,10 +239,7 @@ async def match_summary(maker: async_sessionmaker, match_id: str, *,
             select(MatchSeat, User).outerjoin(User, User.id == MatchSeat.user_id)
             .where(MatchSeat.match_id == match_id).order_by(MatchSeat.seat)
         )).all()
-        summary = _summary(m, seats)
-        if stored_options:
-            summary["options"] = m.options
-        return summary
+        return _summary(m, seats)
 
 
 def _summary(m: Match, seats) -> dict:
@@ -291,7 +285,9 @@ def _seat_user(u: User) -> dict:
 
 
 async def match_record(maker: async_sessionmaker, match_id: str) -> dict | None:
-    """Everything needed to replay the match: options, seats, seed and every engine step."""
+    """Everything needed to replay the match: options (as stored: secret ones included, so
+    every match replays), seats, seed and every engine step. The omniscient copy, for admins
+    and the server; a player gets ``app.secret_options.record_for`` of it."""
     async with maker() as session:
         m = await session.get(Match, match_id)
         if m is None:
@@ -304,6 +300,7 @@ async def match_record(maker: async_sessionmaker, match_id: str) -> dict | None:
             select(MatchAction).where(MatchAction.match_id == match_id).order_by(MatchAction.version)
         )).scalars().all()
         record = _summary(m, seats)
+        record["options"] = m.options
         record["seed"] = m.seed
         record["actions"] = [
             {"version": a.version, "seat": a.seat, "kind": a.kind, "action": a.payload,

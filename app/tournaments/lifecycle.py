@@ -292,10 +292,16 @@ def transition(ev: dict, to: str) -> None:
 
 def deck_visible(ev: dict, owner_id: str, viewer_id: str | None, viewer_role: str | None,
                  played_against: bool) -> bool:
-    """Deck lists: the organiser (and admins) see all of them, a player their own; an opponent
-    sees a list after their match against its owner is over, only when the event opens lists."""
+    """Deck lists: a player sees their own, admins all of them; the organiser sees all of them
+    only while they hold the organiser role (``viewer_role``: the current one, from the
+    account's status) and have no entry in the event (any entry, withdrawn included: they could
+    sign up again); an opponent sees a list after their match against its owner is over, only
+    when the event opens lists."""
     if viewer_id is None:
         return False
-    if viewer_id == owner_id or viewer_id == ev["organiser"]["id"] or viewer_role == "admin":
+    if viewer_id == owner_id or viewer_role == "admin":
+        return True
+    if (viewer_id == ev["organiser"]["id"] and viewer_role == "organiser"
+            and entrant(ev, viewer_id) is None):
         return True
     return bool(ev["settings"]["open_lists"]) and played_against

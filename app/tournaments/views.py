@@ -27,7 +27,10 @@ def names(ev: dict) -> dict[str, str]:
 
 
 def manages(ev: dict, user) -> bool:
-    return user is not None and (user.role == "admin" or user.id == ev["organiser"]["id"])
+    """An admin, or this event's organiser while they hold the organiser role (a demoted
+    organiser manages nothing)."""
+    return user is not None and (user.role == "admin" or (
+        user.role == "organiser" and user.id == ev["organiser"]["id"]))
 
 
 def summary(ev: dict) -> dict:

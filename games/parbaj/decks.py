@@ -47,12 +47,13 @@ def validate_deck(card_ids, pool=None) -> list[Problem]:
             "too_many_cards",
             f"The deck has {len(card_ids)} cards; at most {R.MAX_DECK} are allowed "
             f"(creatures, token fields, ability cards and the coach all count)."))
-    fields = [c for c in known if cards[c]["kind"] == "field"]
+    # The rule limits different fields (kinds), not field cards: a second Volcano is legal.
+    fields = list(dict.fromkeys(c for c in known if cards[c]["kind"] == "field"))
     if len(fields) > R.MAX_FIELDS:
         problems.append(Problem(
             "too_many_fields",
-            f"The deck has {len(fields)} token fields ({_names(fields, cards)}); at most "
-            f"{R.MAX_FIELDS} are allowed — remove the extra ones.", tuple(fields)))
+            f"The deck has {len(fields)} different token fields ({_names(fields, cards)}); at "
+            f"most {R.MAX_FIELDS} are allowed — remove the extra ones.", tuple(fields)))
     coaches = [c for c in known if cards[c]["kind"] == "coach"]
     if len(coaches) > R.MAX_COACHES:
         problems.append(Problem(
@@ -70,7 +71,7 @@ def validate_deck(card_ids, pool=None) -> list[Problem]:
                 f"which is not in the deck, so it could never be played.", (cid,)))
     level_one = [c for c in known if cards[c]["kind"] == "creature" and cards[c]["level"] == 1]
     l1_types = {cards[c]["type"] for c in level_one}
-    for fid in sorted(set(fields)):
+    for fid in sorted(fields):
         f = cards[fid]
         if R.NEUTRAL not in l1_types and not l1_types & set(f["types"]):
             a, b = f["types"]

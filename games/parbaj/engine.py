@@ -875,6 +875,23 @@ class ParbajGame(Game):
             return next(a for a in legal if a["type"] == "pass")
         return legal[0]
 
+    # ---------------------------------------------------------------------------------------
+    # The record after the end: deck lists as the final view shows them
+    # ---------------------------------------------------------------------------------------
+    def record_options(self, options: dict, viewer: str) -> dict:
+        # Open lists: after the end everyone reads every list (the final view shows them too).
+        if options and options.get("open_deck_lists"):
+            return options
+        return super().record_options(options, viewer)
+
+    def record_action(self, options: dict, seat: str, action, viewer: str):
+        """Closed lists: another seat's deck choice (a starter id or a whole list) stays
+        hidden after the end, as in the view."""
+        if (viewer in (OMNISCIENT, seat) or (options or {}).get("open_deck_lists")
+                or not isinstance(action, dict) or action.get("type") != "choose_deck"):
+            return action
+        return {"type": "choose_deck", "hidden": True}
+
     def _creature_view(self, state: dict, uid: str) -> dict:
         cr = state["creatures"][uid]
         return {"id": uid, "owner": uid[0], "card": cr["card"], "stack": list(cr["stack"]),

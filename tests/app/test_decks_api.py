@@ -171,6 +171,19 @@ def test_every_validation_message_comes_through(client, ann):
     assert "Sky Temple" in field["message"] and field["cards"] == ["sky_temple"]
 
 
+def test_field_limit_counts_different_fields_on_save(client, ann):
+    # Two Volcanoes and Ashen Ruins are two different token fields: legal (issue #15).
+    twice = save(client, ann, "Twice", SMALL + ["volcano", "ashen_ruins"])
+    assert sorted(twice["cards"]) == sorted(SMALL + ["volcano", "ashen_ruins"])
+    r = client.post("/api/decks/validate", json={"cards": SMALL + ["volcano", "ashen_ruins"]},
+                    headers=ann["headers"])
+    assert r.json() == {"ok": True, "size": 7, "problems": []}
+    err = error(client.post("/api/decks", json={"name": "Three", "cards": SMALL + [
+        "stray_dog", "ashen_ruins", "abyss"]}, headers=ann["headers"]), 422, "invalid_deck")
+    (p,) = err["problems"]
+    assert p["code"] == "too_many_fields" and p["cards"] == ["volcano", "ashen_ruins", "abyss"]
+
+
 def test_names_are_unique_per_user(client, ann, bob):
     a = save(client, ann, "Mine", SMALL)
     error(client.post("/api/decks", json={"name": "Mine", "cards": SMALL}, headers=ann["headers"]),

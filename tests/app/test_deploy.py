@@ -143,6 +143,18 @@ def test_balancer_finds_new_replicas_and_passes_the_host_with_its_port():
     assert re.match(pattern, "/ws/matches/ab12cd34ef56").group("mid") == "ab12cd34ef56"
 
 
+def test_balancer_access_log_leaves_out_query_strings_and_credentials():
+    """nginx's default log line holds $request, the path with its query: an old client's
+    ?token= would be written out (docs/security.md, "Tokens")."""
+    conf = nginx_conf()
+    name, fmt = re.search(r"log_format (\w+) (.*?);", conf, re.S).groups()
+    assert re.search(rf"^\s*access_log \S+ {name};", conf, re.M)
+    assert "$uri" in fmt
+    secret_bearing = (r"\$(request|request_uri|args|query_string|is_args|arg_\w+|http_authorization"
+                      r"|http_sec_websocket_protocol)\b")
+    assert re.findall(secret_bearing, fmt) == []
+
+
 def test_balancer_body_limit_matches_the_app():
     from app.config import Settings
 

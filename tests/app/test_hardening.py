@@ -13,7 +13,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from starlette.websockets import WebSocketDisconnect
 
 from app.config import ROOT, Settings
-from app.ws import OPENS_PER_MINUTE, origin_allowed
+from app.ws import origin_allowed
+from app.ws_limits import OPENS_PER_MINUTE
 from tests.app.support import duell_match, view
 from tests.conftest import guest
 

@@ -38,11 +38,12 @@ def test_public_options_hide_only_secret_values():
 
 
 def test_what_others_see_does_not_depend_on_a_seats_fixed_deck(client):
-    """Differential: two matches that differ only in seat A's fixed deck show seat B and a
-    spectator the same options, in the summary, the lobby list and the view document."""
+    """Differential: two matches that differ only in seat A's fixed deck (its creator's own:
+    nobody else's may be fixed in the lobby) show seat B and a spectator the same options, in
+    the summary, the lobby list and the view document."""
     shown = []
     for a_deck in ("wildfire", "tidecaller"):
-        mid, ann, bob = _parbaj_with_decks(client, _decks(a_deck, "wildfire"))
+        mid, ann, bob = _parbaj_with_decks(client, {"A": _decks(a_deck, "wildfire")["A"]})
         summary = client.get(f"/api/matches/{mid}").json()
         live = [m for m in client.get("/api/matches?status=live").json() if m["id"] == mid]
         spectator = client.get(f"/api/matches/{mid}/view").json()
@@ -50,5 +51,25 @@ def test_what_others_see_does_not_depend_on_a_seats_fixed_deck(client):
         shown.append(json.dumps([summary["options"], [m["options"] for m in live],
                                  spectator["options"], bobs["options"]], sort_keys=True))
         for doc in (summary, spectator, bobs):
-            assert doc["options"]["decks"] == {"A": "hidden", "B": "hidden"}
+            assert doc["options"]["decks"] == {"A": "hidden"}
     assert shown[0] == shown[1]
+
+
+def test_record_options_keep_only_the_viewers_own_deck():
+    """After the end (the record), a seat reads its own fixed deck; the other stays hidden
+    unless the lists are open. Omniscient (admins) reads everything."""
+    game = get_game("parbaj")
+    decks = _decks("wildfire", "tidecaller")
+    closed = game.validate_options({"decks": decks, "open_deck_lists": False})
+    assert game.record_options(closed, "A")["decks"] == {"A": decks["A"], "B": "hidden"}
+    assert game.record_options(closed, "B")["decks"] == {"A": "hidden", "B": decks["B"]}
+    assert game.record_options(closed, "omniscient") == closed
+    assert closed["decks"] == decks  # the stored options are untouched
+    opened = {**closed, "open_deck_lists": True}
+    assert game.record_options(opened, "A")["decks"] == decks
+    pick = {"type": "choose_deck", "cards": decks["B"]}
+    assert game.record_action(closed, "B", pick, "A") == {"type": "choose_deck", "hidden": True}
+    assert game.record_action(closed, "B", pick, "B") == pick
+    assert game.record_action(opened, "B", pick, "A") == pick
+    assert game.record_action(closed, "B", {"type": "resign"}, "A") == {"type": "resign"}
+    assert get_game("duell").record_options({"mode": "prologo"}, "A") == {"mode": "prologo"}

@@ -12,8 +12,10 @@ from tests.conftest import guest
 
 
 def connect(client, mid, player=None):
-    token = f"?token={player['token']}" if player else ""
-    return client.websocket_connect(f"/ws/matches/{mid}{token}")
+    """The token in the subprotocols, as static/ws.js sends it (old clients' ``?token=`` is
+    tested below and in test_ws_token.py)."""
+    protocols = ["duelhall.v1"] + ([f"bearer.{player['token']}"] if player else [])
+    return client.websocket_connect(f"/ws/matches/{mid}", subprotocols=protocols)
 
 
 def recv_until(ws, kind):

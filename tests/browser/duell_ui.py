@@ -192,10 +192,12 @@ class ViewSpy:
     def __init__(self, page: Page):
         self._ws_docs: list[dict] = []
         self._responses: list = []
+        self.socket_urls: list[str] = []
         page.on("websocket", self._socket)
         page.on("response", self._response)
 
     def _socket(self, ws: WebSocket) -> None:
+        self.socket_urls.append(ws.url)
         ws.on("framereceived", self._frame)
 
     def _frame(self, payload) -> None:

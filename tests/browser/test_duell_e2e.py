@@ -117,6 +117,10 @@ def test_a_full_match_through_the_ui(new_page):
         # Hands stay secret: checked on every view document the page ever received.
         assert spies[page].assert_secret_kept(me) >= moves
         assert spies[page].counts["websocket"] >= moves and spies[page].counts["http"] >= 1
+        # The socket knew the seat (the views above are the seat's) from the token in its
+        # subprotocols: no socket URL carries it (access logs print URLs).
+        urls_with_token = sum("token" in url for url in spies[page].socket_urls)
+        assert spies[page].socket_urls and urls_with_token == 0
         final = view(page)["state"]
         assert [s for s, h in final["hands"].items() if h is not None] == [me]
     assert moves >= 2

@@ -98,6 +98,8 @@ def test_organiser_runs_an_event_in_the_browser(server, browser):
     page = ctx.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    socket_urls = []
+    page.on("websocket", lambda ws: socket_urls.append(ws.url))
     try:
         page.goto("/")
         page.evaluate("(t) => localStorage.setItem('duelhall.token', t)", organiser["token"])
@@ -124,6 +126,11 @@ def test_organiser_runs_an_event_in_the_browser(server, browser):
 
         page.click("#org-open-registration")
         expect(page.locator("[data-testid=tournament-page]")).to_have_attribute("data-status", "registration")
+        # The live socket opens (a draft has none): Chromium took the server's duelhall.v1 answer
+        # to the subprotocols carrying the organiser's token, which no socket URL carries.
+        expect(page.locator("[data-testid=tournament-page]")).to_have_attribute("data-live", "live")
+        urls_with_token = sum("token" in url for url in socket_urls)
+        assert socket_urls and urls_with_token == 0
         for p in players:
             ok(server, "POST", f"/api/tournaments/{tid}/register", p["token"])
         # Sign-ups arrive live (no reload): four rows in the entrants table.

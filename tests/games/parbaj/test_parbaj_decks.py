@@ -26,9 +26,22 @@ def test_too_many_cards():
 
 
 def test_third_field():
-    (p,) = validate_deck(BASE + ["volcano", "ashen_ruins"])
+    (p,) = validate_deck(BASE + ["stray_dog", "ashen_ruins", "abyss"])
     assert p.code == "too_many_fields"
-    assert "3 token fields" in p.message and "at most 2" in p.message and "Ashen Ruins" in p.message
+    assert "3 different token fields" in p.message and "at most 2" in p.message
+    assert "Ashen Ruins" in p.message and "Abyss" in p.message
+    assert p.cards == ("volcano", "ashen_ruins", "abyss")
+
+
+def test_field_limit_counts_kinds_not_cards():
+    # "Legfeljebb 2 eltérő zsetonmező": two Volcanoes and an Abyss are two different fields.
+    assert validate_deck(BASE + ["volcano", "ashen_ruins"]) == []
+    assert validate_deck(BASE + ["stray_dog", "volcano", "abyss"]) == []
+    assert validate_deck(BASE + ["volcano", "volcano", "volcano"]) == []
+    (p,) = validate_deck(BASE + ["stray_dog", "volcano", "abyss", "ashen_ruins"])
+    assert p.code == "too_many_fields"
+    assert "3 different token fields" in p.message
+    assert p.cards == ("volcano", "abyss", "ashen_ruins")
 
 
 def test_second_coach():
@@ -80,7 +93,8 @@ def test_not_a_list():
 
 
 def test_several_problems_are_all_reported():
-    ps = codes(["inferno_wolf"] * 16 + ["volcano"] * 3 + ["old_marta", "sergeant_bors", "nope"])
+    ps = codes(["inferno_wolf"] * 16 + ["volcano", "abyss", "sky_temple"]
+               + ["old_marta", "sergeant_bors", "nope"])
     assert set(ps) == {"unknown_card", "too_many_cards", "too_many_fields", "too_many_coaches",
                        "missing_base", "field_without_creature", "no_level_one"}
 
