@@ -338,3 +338,45 @@ def test_fair_deal_strings_in_every_catalogue():
         if lang != "en":  # translated, not copied
             same = [k for k in used if fair[k] == cats["en"][k]]
             assert not same, (lang, same)
+
+
+def test_a_players_record_events_do_not_tell_a_closed_deck(client, monkeypatch):
+    """Párbaj with closed deck lists (docs/security.md, secret options): B's deck stays B's after
+    the end, and the events this change adds to A's record must not tell it either.
+    Differential: two matches with the same seeds that differ only in B's hand-picked list give
+    A identical events in every step. And A's copy, which hides B's choice, is refused by the
+    verifier by name, while an admin's copy of the same match verifies."""
+    from app.live import store as store_module
+    from games.parbaj.cardpool import POOL
+    from tests.conftest import account
+
+    monkeypatch.setattr(store_module, "draw_server_seed", lambda: "5e" * 32)
+    admin = account(client, f"Root{uuid.uuid4().hex[:8]}", role="admin")
+    starters = sorted(POOL.decks)
+    worlds = []
+    for b_deck in (POOL.decks[starters[1]]["cards"], POOL.decks[starters[2]]["cards"]):
+        a, b = guest(client, "Ann"), guest(client, "Bob")
+        mid = client.post("/api/matches", json={"game": "parbaj", "options": {"open_deck_lists": False},
+                                                "seed": SEED_A}, headers=a["headers"]).json()["id"]
+        client.post(f"/api/matches/{mid}/join", json={"seed": "b2" * 16}, headers=b["headers"])
+        for who, action in ((a, {"type": "choose_deck", "deck": starters[0]}),
+                            (b, {"type": "choose_deck", "cards": list(b_deck)})):
+            r = client.post(f"/api/matches/{mid}/actions", json={"action": action}, headers=who["headers"])
+            assert r.status_code == 200, r.text
+        # The deal happened (both decks shuffled, hands drawn); B resigns before playing a card,
+        # so nothing B does in public depends on the list.
+        client.post(f"/api/matches/{mid}/actions", json={"action": {"type": "resign"}}, headers=b["headers"])
+        drain(client)
+        mine = client.get(f"/api/matches/{mid}/record", headers=a["headers"]).json()
+        full = client.get(f"/api/matches/{mid}/record", headers=admin["headers"]).json()
+        assert mine["fairness"]["server_seed"] == "5e" * 32  # the patch took effect: same deal
+        assert json.dumps(sorted(b_deck)) not in json.dumps(mine)
+        verdict = F.verify_record(mine)
+        assert (verdict.ok, verdict.what) == (False, "record") and "replayable" in verdict.problem
+        assert F.verify_record(full).ok, F.verify_record(full).text()
+        worlds.append(([s["events"] for s in mine["actions"]], [s["events"] for s in full["actions"]]))
+    (mine_1, full_1), (mine_2, full_2) = worlds
+    assert len(mine_1) == len(mine_2) >= 3
+    assert mine_1 == mine_2
+    # The comparison can fail: the admin's copies, with B's private events, tell the worlds apart.
+    assert full_1 != full_2
