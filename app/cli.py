@@ -1,4 +1,4 @@
-"""``duelhall`` command line: serve, migrate."""
+"""``duelhall`` command line: serve, migrate, worker, create-admin, simulate, verify."""
 from __future__ import annotations
 
 import argparse
@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     from app.lab.cli import add_arguments as add_lab_arguments
 
     add_lab_arguments(sim)
+    verify = sub.add_parser("verify", help="check a finished match's record (GET /api/matches/{id}"
+                                           "/record): the server seed's hash, the seed derivation "
+                                           "and a replay of every step (docs/fairness.md)")
+    verify.add_argument("record", help="the record's JSON file ('-' for standard input)")
     args = parser.parse_args(argv)
     if args.command == "simulate":  # needs no database and no Redis
         from app.config import get_settings
@@ -35,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         register_all(get_settings().extra_games)
 
         return simulate(args)
+    if args.command == "verify":  # needs nothing but the file
+        return verify_file(args.record)
 
     from app.config import get_settings
     from app.db.session import migrate
@@ -93,6 +99,25 @@ def main(argv: list[str] | None = None) -> int:
                 ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=False,
                 ws_per_message_deflate=settings.ws_deflate)
     return 0
+
+
+def verify_file(path: str) -> int:
+    """``duelhall verify``: 0 when everything in the record agrees, 1 naming the first thing that
+    does not (or why the file is not a record)."""
+    import json
+    from pathlib import Path
+
+    from games.fairness import verify_record
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        record = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"FAILED (record): cannot read a JSON record from {path}: {e}", file=sys.stderr)
+        return 1
+    verdict = verify_record(record)
+    print(verdict.text(), file=sys.stdout if verdict.ok else sys.stderr)
+    return 0 if verdict.ok else 1
 
 
 async def run_worker(settings) -> None:

@@ -10,7 +10,7 @@
 // render(), ensureGames(), gameName(id), lang()}. The token stays where api.js keeps it
 // (localStorage). Every user-facing string goes through shell.t (static/i18n/<lang>/core.json).
 
-import { request, getToken, setToken, getDeviceToken, setDeviceToken } from './api.js';
+import { request, getToken, setToken, getDeviceToken, setDeviceToken, withSeed } from './api.js';
 
 const enc = encodeURIComponent;
 // The server's rule (app/api/schemas.py): \w, then \w, space, . ' - _; 1-24 characters.
@@ -499,16 +499,18 @@ export function postMatch(shell, matchId) {
 
   const rematch = () =>
     run(async () => {
-      const sm = await request('POST', `/api/matches/${enc(matchId)}/rematch`);
+      const sm = await withSeed((seed) => request('POST', `/api/matches/${enc(matchId)}/rematch`, { seed }));
       // Someone else's offer may have won the race: then take a seat in theirs.
-      if (!seatedIn(sm) && sm.status === 'open') await request('POST', `/api/matches/${enc(sm.id)}/join`);
+      if (!seatedIn(sm) && sm.status === 'open') {
+        await withSeed((seed) => request('POST', `/api/matches/${enc(sm.id)}/join`, { seed }));
+      }
       go(sm.id);
     });
 
   const joinOffer = () =>
     run(async () => {
       try {
-        await request('POST', `/api/matches/${enc(s.offerId)}/join`);
+        await withSeed((seed) => request('POST', `/api/matches/${enc(s.offerId)}/join`, { seed }));
       } catch (err) {
         if (err?.code !== 'already_seated') throw err;
       }
@@ -517,7 +519,7 @@ export function postMatch(shell, matchId) {
 
   const playAgain = () =>
     run(async () => {
-      const sm = await request('POST', '/api/matches', { game: game(), options: options() });
+      const sm = await withSeed((seed) => request('POST', '/api/matches', { game: game(), options: options(), seed }));
       go(sm.id);
     });
 

@@ -5,6 +5,8 @@
 // one, `network_error` when the request never got an answer. A 401 also clears the stored
 // token and calls the handler registered with onUnauthorized() (the app asks for a name again).
 
+import { newSeed, rememberSeed } from './fairness.js';
+
 const TOKEN_KEY = 'duelhall.token';
 
 export class ApiError extends Error {
@@ -126,13 +128,23 @@ export const api = {
   games: () => request('GET', '/api/games'),
   matches: (status) =>
     request('GET', status ? `/api/matches?status=${enc(status)}` : '/api/matches'),
-  createMatch: (game, options) => request('POST', '/api/matches', { game, options }),
+  // Creating and joining add this browser's own seed to the deal (docs/fairness.md).
+  createMatch: (game, options) => withSeed((seed) => request('POST', '/api/matches', { game, options, seed })),
   match: (id) => request('GET', `/api/matches/${enc(id)}`),
-  join: (id) => request('POST', `/api/matches/${enc(id)}/join`),
+  join: (id) => withSeed((seed) => request('POST', `/api/matches/${enc(id)}/join`, { seed })),
   leave: (id) => request('POST', `/api/matches/${enc(id)}/leave`),
   start: (id) => request('POST', `/api/matches/${enc(id)}/start`),
   view: (id) => request('GET', `/api/matches/${enc(id)}/view`),
 };
+
+/** Send a fresh player seed with `send(seed)` (a call answering with a match summary) and
+ * remember it for that match when the server took it (static/fairness.js). */
+export async function withSeed(send) {
+  const seed = newSeed();
+  const summary = await send(seed);
+  rememberSeed(summary, seed);
+  return summary;
+}
 
 /** Fetch ``path`` with the session token and save the answer as ``filename`` (exports,
  * reports); throws an error shaped like the API's when the server refuses. */

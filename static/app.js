@@ -2,6 +2,7 @@
 //
 // Routes:  #/            lobby (asks for a name first when there is no valid token)
 //          #/match/<id>  match screen: waiting room while open, then the game's board
+//          #/match/<id>/fair  the match's fair-deal check (static/fair_deal.js, docs/fairness.md)
 //          #/decks       Párbaj deck builder (static/parbaj_decks.js)
 //          #/tournaments, #/tournaments/<id>, #/tournaments/<id>/me  tournaments (static/tournaments.js)
 //          #/lab         balance lab for organisers and admins (static/lab.js)
@@ -27,6 +28,8 @@ import { signInPanel, headerLinks, accountMenu, postMatch, isGuest } from './acc
 import { profileScreen, leaderboardScreen } from './profile.js';
 import { adminScreen } from './admin.js';
 import { isBot, botName, botBadge, withBotNames, playComputerPanel, addComputerControl } from './bots.js';
+import { fairMark, fairScreen } from './fair_deal.js';
+import { noteFairness } from './fairness.js';
 
 const NAME_KEY = 'duelhall.name';
 const GAME_KEY = 'duelhall.lastGame';
@@ -352,6 +355,8 @@ function parseHash() {
   const path = raw.split('?')[0];
   const m = path.match(/^\/?match\/([^/]+)\/?$/);
   if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
+  const fair = path.match(/^\/?match\/([^/]+)\/fair\/?$/);
+  if (fair) return { name: 'fair', id: decodeURIComponent(fair[1]) };
   if (/^\/?decks\/?$/.test(path)) return { name: 'decks' };
   if (/^\/?lab\/?$/.test(path)) return { name: 'lab' };
   const tour = path.match(/^\/?tournaments(?:\/([^/]+)(\/me)?)?\/?$/);
@@ -396,6 +401,8 @@ function render({ focus = true } = {}) {
     app.screen = adminScreen(main, shell, route);
   } else if (route.name === 'match') {
     app.screen = matchScreen(main, route.id);
+  } else if (route.name === 'fair') {
+    app.screen = fairScreen(main, shell, route.id);
   } else if (route.name === 'tournaments') {
     app.screen = tournamentsScreen(main, route);
   } else if (route.name === 'decks') {
@@ -1294,6 +1301,9 @@ function matchScreen(main, matchId) {
         { class: 'result-text' },
         h('strong', {}, info.text),
         reason ? h('span', { class: 'result-reason' }, reason) : null,
+        // Checked in this browser: the revealed server seed against its commitment and the
+        // deal's derivation (static/fair_deal.js).
+        fairMark(shell, { matchId: m.id, fairness: m.view?.fairness || m.summary?.fairness, seat: seat() }),
       ),
       h('a', { class: 'btn btn-small', href: '#/' }, t('match.back')),
     );
@@ -1616,6 +1626,7 @@ function matchScreen(main, matchId) {
     if (!first && key === m.summaryKey && !m.view) return; // nothing new while waiting
     m.summaryKey = key;
     m.summary = sm;
+    noteFairness(m.id, sm.fairness); // the commitment, remembered while the match is live
     if (first && sm.game) {
       ensureGames()
         .then(() => catalogueOf(sm.game) && ensureNamespace(catalogueOf(sm.game)))
@@ -1741,6 +1752,7 @@ function matchScreen(main, matchId) {
       m.version = version;
     }
     m.view = doc;
+    noteFairness(m.id, doc.fairness);
     if (m.summary && doc.status) m.summary = { ...m.summary, status: doc.status };
     if (isOver() && m.socket) m.socket.settle();
     if (doc.status === 'open') {

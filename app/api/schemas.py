@@ -64,7 +64,25 @@ class AccountTokenOut(TokenOut):
                                   "account (docs/accounts.md, device tokens)")
 
 
-class CreateMatchIn(Strict):
+def _check_seed(v: str | None) -> str | None:
+    from games.fairness import check_player_seed
+
+    return None if v is None else check_player_seed(v)
+
+
+SEED_DESCRIPTION = ("Your own entropy for the deal: 32-128 hex digits (the browser sends 16 random "
+                    "bytes). Without it the server draws one for you. See docs/fairness.md.")
+
+
+class SeedIn(Strict):
+    """A body that may carry the player's seed (joining, offering a rematch)."""
+    seed: str | None = Field(default=None, description=SEED_DESCRIPTION,
+                             json_schema_extra={"pattern": "^[0-9a-fA-F]{32,128}$"})
+
+    _seed = field_validator("seed")(classmethod(lambda cls, v: _check_seed(v)))
+
+
+class CreateMatchIn(SeedIn):
     game: str = Field(max_length=20)
     options: dict[str, Any] = Field(default_factory=dict)
 
