@@ -11,6 +11,7 @@
 // Accounts (log in, register, account menu, rematch/report after a match): static/account.js.
 // Every user-facing string goes through t() (static/i18n/<lang>/core.json).
 
+import { h } from './dom.js';
 import { api, getToken, setToken, clearToken, onUnauthorized } from './api.js';
 import {
   t,
@@ -47,23 +48,7 @@ const app = {
 // ---------------------------------------------------------------------------------------------
 // DOM helpers
 // ---------------------------------------------------------------------------------------------
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k === 'dataset') Object.assign(el.dataset, v);
-    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
-    else if (v === true) el.setAttribute(k, '');
-    else el.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
+export { h };
 
 // The red seal: two crossed blades in a square stamp (drawn, so no font is needed).
 const SEAL_SVG =
