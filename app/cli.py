@@ -133,7 +133,8 @@ async def create_admin(settings, name: str, password: str) -> str:
             row = await accounts.create_account(maker, "u_" + uuid.uuid4().hex[:20], name,
                                                 await hash_password(password), role="admin")
             return f"created admin {row.name} ({row.id})"
-        await accounts.update_user(maker, row.id, role="admin")
+        async with maker.begin() as session:
+            await accounts.update_user(session, row.id, role="admin")
         if settings.redis_url:  # drop the cached status so the role applies at once
             import redis
 

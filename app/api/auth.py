@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Request
 
 from app.api.schemas import ERRORS, CredentialsIn, GuestIn, PasswordChangeIn, TokenOut, UserOut
 from app.auth import (User, current_user, hash_password, issue_token, new_guest, revoke,
-                      verify_password, write_status)
+                      set_password, verify_password)
 from app.db import accounts
 from app.errors import ApiError
 from app.services import Services, get_services
@@ -85,10 +85,7 @@ async def change_password(body: PasswordChangeIn, user: User = Depends(current_u
     if row is None or not await verify_password(body.old_password, row.password_hash):
         # Not 401: the caller's session is fine, only the password they typed is not.
         raise ApiError("wrong_password", "Your current password is wrong.")
-    gen = row.token_gen + 1
-    await accounts.update_user(svc.maker, user.id, password_hash=await hash_password(body.new_password),
-                               token_gen=gen)
-    await write_status(svc, row.id, row.role, row.suspended, gen, False)
+    gen = await set_password(svc, row, await hash_password(body.new_password))
     return _token_out(User(row.id, row.name, row.role, guest=False, gen=gen), svc)
 
 

@@ -14,7 +14,7 @@ Where things live:
 **Every change** is :func:`change`: read the row, apply one pure function to it, write it back
 with ``UPDATE ... WHERE revision = :read`` and retry on a conflict, so two organiser clicks or two
 reports never lose an update, on one process or many. The change, its audit entries and the
-standings it closed are written in one transaction. After the write it
+standings it closed are written in one transaction: all of them or none. After the write it
 publishes the new revision on ``<prefix>tour:<id>`` (live pages) and carries out the change's
 *effects*: create the matches of new pairings, end live matches whose pairing was decided
 otherwise, abort those of a cancelled event. Effects are idempotent (match ids are derived from
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import clock
+from app.db import accounts
 from app.db import tournaments as db
 from app.errors import STATUS, ApiError
 from app.tournaments import matches
@@ -93,8 +94,16 @@ async def change(svc, tournament_id: str, fn: Callable[[dict, Effects, float], A
 
 async def _store(svc, ev: dict, read: int, fx: Effects) -> bool:
     """The event if its revision is still ``read``, with the change's audit entries and the
-    standings it closed, in one transaction. False when another writer got there first."""
-    return await db.save(svc.maker, ev, read, fx.audits, fx.standings)
+    standings it closed, in one transaction: an audit entry that cannot be written takes the
+    change back with it. False when another writer got there first (nothing written)."""
+    async with svc.maker.begin() as session:
+        if not await db.save(session, ev, read):
+            return False
+        for a in fx.audits:
+            await accounts.audit(session, a["actor_id"], a["action"], a["target"], a.get("details"))
+        if fx.standings:
+            await db.put_standings(session, ev["id"], fx.standings)
+    return True
 
 
 async def _after_write(svc, ev: dict, fx: Effects) -> None:

@@ -594,8 +594,13 @@ def test_concurrent_changes_are_never_lost(manual_client, org, monkeypatch):
     svc = client.app.state.services
     # The store refuses a stale revision...
     ev = client.portal.call(tdb.get, svc.maker, tid)
-    assert client.portal.call(tdb.save, svc.maker, dict(ev), ev["revision"])
-    assert not client.portal.call(tdb.save, svc.maker, dict(ev), ev["revision"])
+
+    async def save(ev, read):
+        async with svc.maker.begin() as session:
+            return await tdb.save(session, ev, read)
+
+    assert client.portal.call(save, dict(ev), ev["revision"])
+    assert not client.portal.call(save, dict(ev), ev["revision"])
     # ...and two changes that both read the same revision both land (one retries).
     real_get = tdb.get
     reads = []
