@@ -127,6 +127,18 @@ def standing_guard(svc, user: User):
                  not user.guest)
 
 
+async def set_password(svc, row, password_hash: str) -> int:
+    """Store an account's new password hash and move its token generation on, so every token
+    issued before stops working; returns the new generation."""
+    from app.db import accounts
+
+    gen = row.token_gen + 1
+    async with svc.maker.begin() as session:
+        await accounts.update_user(session, row.id, password_hash=password_hash, token_gen=gen)
+    await write_status(svc, row.id, row.role, row.suspended, gen, False)
+    return gen
+
+
 async def revoke(svc, user: User) -> None:
     """Sign this token out until it would have expired anyway."""
     ttl = max(1, user.exp - int(time.time()))

@@ -167,7 +167,8 @@ async def create_admin(settings, name: str, password: str) -> str:
                 raise ValueError(f"{name!r} looks just like an existing account's name "
                                  "(docs/accounts.md, names); choose another") from None
             return f"created admin {row.name} ({row.id})"
-        await accounts.update_user(maker, row.id, role="admin")
+        async with maker.begin() as session:
+            await accounts.update_user(session, row.id, role="admin")
         if settings.redis_url:  # drop the cached status so the role applies at once
             import redis
 

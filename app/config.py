@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     # Replicas behind a load balancer leave migrations to a one-shot job (docker-compose.yml).
     migrate_on_start: bool = True
     clock_poll_seconds: float = 0.2
-    # Tournament sweep (app/tournaments/service.py): reconciles pairings with their matches,
+    # Tournament sweep (app/tournaments/sweep.py): reconciles pairings with their matches,
     # no-shows, round timers, delayed pairing. 0 switches it off (tests drive it by hand).
     tournament_sweep_seconds: float = 1.0
     # Computer players (app/live/bots.py, docs/bots.md). A pause before each bot move so play

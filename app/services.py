@@ -68,13 +68,13 @@ class Services:
         self.observers.append(self.bots.observe)
         if self.settings.run_workers:
             self.tasks.append(asyncio.create_task(self.bots.sweep_loop(self.stopping), name="bots"))
-        from app.tournaments import service as tournaments  # imports the SQL layer; keep this light
+        from app.tournaments import results, sweep  # import the SQL layer; keep this module light
 
         # Tournament matches report themselves: the observer here, the sweep for what it missed.
-        self.observers.append(tournaments.on_match_change)
+        self.observers.append(results.on_match_change)
         if self.settings.run_workers and self.settings.tournament_sweep_seconds > 0:
             self.tasks.append(asyncio.create_task(
-                tournaments.run_sweep(self, self.settings.tournament_sweep_seconds, self.stopping),
+                sweep.run_sweep(self, self.settings.tournament_sweep_seconds, self.stopping),
                 name="tournaments"))
         if self.settings.run_workers and self.settings.run_outbox:
             self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))

@@ -22,8 +22,8 @@ from app.auth import (
     issue_token,
     new_guest,
     revoke,
+    set_password,
     verify_password,
-    write_status,
 )
 from app.db import accounts
 from app.errors import ApiError
@@ -119,12 +119,8 @@ async def change_password(body: PasswordChangeIn, request: Request,
             # Not 401: the caller's session is fine, only the password they typed is not.
             raise ApiError("wrong_password", "Your current password is wrong.")
         attempt.succeeded()
-    gen = row.token_gen + 1
-    await accounts.update_user(svc.maker, user.id, token_gen=gen,
-                               password_hash=await hash_password(body.new_password,
-                                                                 svc.passwords.trusted))
-    await write_status(svc, row.id, row.role, row.suspended, gen, False)
-    row.token_gen = gen
+    row.token_gen = await set_password(
+        svc, row, await hash_password(body.new_password, svc.passwords.trusted))
     return _account_out(row, svc)
 
 
