@@ -1,9 +1,28 @@
-// Shared websocket client for one match: /ws/matches/{id}, the token in the handshake's
-// subprotocols (never in the URL, which access logs print): see socketProtocols.
+// The client's websockets (plain ES module, no build step): one reconnecting socket for every
+// endpoint, and the match socket on top of it. The token always travels in the handshake's
+// subprotocols, never in the URL (which access logs print): see socketProtocols.
+//
+// ReconnectingSocket: any of our sockets (the tournament pages use it as it is).
+//
+//   const sock = new ReconnectingSocket({ url: tournamentSocketUrl(id), token });
+//   sock.on('message', (msg) => ...);         // every parsed frame but `pong`
+//   sock.on('status', (s) => ...);            // 'connecting' | 'connected' | 'reconnecting' | 'closed' | 'fatal'
+//   sock.on('fatal', ({code, message}) => ...)// no reconnect: a 4401/4403/4404 close, or fail()
+//   sock.connect();  sock.send({...});  sock.close();
+//
+// Reconnect: backoff 0.5 s doubling to 8 s, with jitter (50–100 % of the step); an `online`
+// event while waiting retries at once. A socket the server closes with 1012 ("service
+// restart": a deploy drains that server) comes back at once, after a random 0–1 s only, so a
+// server's clients do not all arrive together; another 1012 within 8 s backs off as usual (no
+// tight loop against a balancer that keeps sending us to servers on their way out). Closes
+// 4401 (unauthorized), 4403 (forbidden) and 4404 (not found) are final. A heartbeat ping goes
+// every 20 s; a socket silent for 50 s is treated as dead and reopened.
+//
+// MatchSocket: one match, /ws/matches/{id}.
 //
 //   const sock = new MatchSocket(matchId, { token });
 //   sock.on('view', (viewDoc) => ...);        // newer views only (seq strictly increasing)
-//   sock.on('status', (s) => ...);            // 'connecting' | 'connected' | 'reconnecting' | 'closed' | 'fatal'
+//   sock.on('status', (s) => ...);            // as above
 //   sock.on('error', ({code, message}) => ...)// server errors not tied to one of our actions
 //   sock.on('fatal', ({code, message}) => ...)// unauthorized / not_found: no reconnect
 //   sock.connect();
@@ -15,15 +34,21 @@
 // sends {"type":"resume","since":lastSeq} and then re-sends the queue with the SAME client_seq,
 // so the server (which dedupes by client_seq) applies each action at most once. A view whose
 // client_seq covers a queued action settles that action too (its ack was lost with the socket).
-//
-// Reconnect: backoff 0.5 s doubling to 8 s, with jitter (50–100 % of the step). A heartbeat
-// ping goes every 20 s; a socket silent for 50 s is treated as dead and reopened.
 
-const FATAL_CODES = new Set(['unauthorized', 'not_found']);
 const PING_MS = 20000;
 const DEAD_MS = 50000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 8000;
+const SERVICE_RESTART = 1012;
+const RESTART_JITTER_MS = 1000;
+/** Close codes after which reopening cannot help (docs/protocol.md), as error codes. */
+const FATAL_CLOSES = new Map([
+  [4401, 'unauthorized'],
+  [4403, 'forbidden'],
+  [4404, 'not_found'],
+]);
+/** Error frames after which a match socket stops (the server closes it next). */
+const FATAL_CODES = new Set(['unauthorized', 'not_found']);
 
 export const SUBPROTOCOL = 'duelhall.v1';
 
@@ -33,46 +58,30 @@ export function socketProtocols(token) {
   return token ? [SUBPROTOCOL, `bearer.${token}`] : [SUBPROTOCOL];
 }
 
-export function matchSocketUrl(matchId, token, loc = globalThis.location) {
+/** ws(s)://<this host><path>: wss behind https. */
+export function socketUrl(path, loc = globalThis.location) {
   const proto = loc.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${loc.host}${path}`;
+}
+
+export function matchSocketUrl(matchId, token, loc = globalThis.location) {
   // ack=view: the view an action causes (its client_seq) settles the action (see _onView), so
   // the server sends no separate ack frame for it; repeats are still acked.
   const q = token ? '?ack=view' : '';
-  return `${proto}//${loc.host}/ws/matches/${encodeURIComponent(matchId)}${q}`;
+  return socketUrl(`/ws/matches/${encodeURIComponent(matchId)}${q}`, loc);
 }
 
-export class MatchSocket {
-  /**
-   * @param {string} matchId
-   * @param {{token?: string, url?: string, WebSocket?: any, random?: () => number}} opts
-   */
-  constructor(matchId, opts = {}) {
-    this.matchId = matchId;
-    this.token = opts.token || null;
-    this.url = opts.url || null;
-    this._WS = opts.WebSocket || globalThis.WebSocket;
-    this._random = opts.random || Math.random;
+export function tournamentSocketUrl(tournamentId, loc = globalThis.location) {
+  return socketUrl(`/ws/tournaments/${encodeURIComponent(tournamentId)}`, loc);
+}
+
+/** Listeners by event type; a listener that throws does not stop the others. */
+class Emitter {
+  constructor(name) {
+    this._name = name;
     this._listeners = new Map();
-    this._ws = null;
-    this._status = 'idle';
-    this._closed = false; // close() was called: never reconnect
-    this._settled = false; // match over: do not reconnect when the server closes
-    this._fatal = null;
-    this._attempt = 0;
-    this._reconnectTimer = null;
-    this._pingTimer = null;
-    this._lastHeard = 0;
-    this.lastSeq = 0;
-    this.lastVersion = -1;
-    this.view = null;
-    this._nextSeq = null; // known after the first view
-    this._queue = []; // [{action, client_seq|null, resolve, reject, sent}]
-    this._onOnline = () => {
-      if (this._status === 'reconnecting') this._reconnectNow();
-    };
   }
 
-  // ---- events ---------------------------------------------------------------------------
   on(type, fn) {
     if (!this._listeners.has(type)) this._listeners.set(type, new Set());
     this._listeners.get(type).add(fn);
@@ -84,13 +93,60 @@ export class MatchSocket {
       try {
         fn(payload);
       } catch (err) {
-        console.error(`MatchSocket ${type} listener failed`, err);
+        console.error(`${this._name} ${type} listener failed`, err);
       }
     }
+  }
+}
+
+export class ReconnectingSocket extends Emitter {
+  /**
+   * @param {{url: string | (() => string), token?: string, WebSocket?: any,
+   *          random?: () => number, name?: string}} opts
+   *   `url` may be a function (asked at every connect); `random` drives the jitter.
+   *
+   * Events besides message/status/fatal: `open` (connected; before anything queued is sent),
+   * `drop` (the socket is gone, before the reconnect is scheduled), `pong`,
+   * `reconnect_scheduled` (the delay in ms).
+   */
+  constructor(opts) {
+    super(opts.name || 'ReconnectingSocket');
+    this._url = opts.url;
+    this.token = opts.token || null;
+    this._WS = opts.WebSocket || globalThis.WebSocket;
+    this._random = opts.random || Math.random;
+    this._ws = null;
+    this._status = 'idle';
+    this._closed = false; // close() was called: never reconnect
+    this._settled = false; // nothing more to come: do not reconnect when the server closes
+    this._fatal = null;
+    this._attempt = 0;
+    this._reconnectTimer = null;
+    this._restartAt = -Infinity; // when a 1012 close last got a quick reconnect
+    this._pingTimer = null;
+    this._lastHeard = 0;
+    this._onOnline = () => {
+      if (this._status === 'reconnecting') this._reconnectNow();
+    };
   }
 
   get status() {
     return this._status;
+  }
+
+  /** {code, message} once the socket stopped for good on an error; else null. */
+  get fatal() {
+    return this._fatal;
+  }
+
+  /** close() was called. */
+  get closed() {
+    return this._closed;
+  }
+
+  /** A socket is open and can send now. */
+  get isOpen() {
+    return !!this._ws && this._ws.readyState === 1;
   }
 
   _setStatus(s) {
@@ -109,9 +165,10 @@ export class MatchSocket {
     globalThis.addEventListener?.('online', this._onOnline);
     let ws;
     try {
-      ws = new this._WS(this.url || matchSocketUrl(this.matchId, this.token), socketProtocols(this.token));
+      const url = typeof this._url === 'function' ? this._url() : this._url;
+      ws = new this._WS(url, socketProtocols(this.token));
     } catch (err) {
-      console.warn('MatchSocket: cannot open', err);
+      console.warn(`${this._name}: cannot open`, err);
       this._scheduleReconnect();
       return;
     }
@@ -121,8 +178,7 @@ export class MatchSocket {
       this._attempt = 0;
       this._lastHeard = Date.now();
       this._setStatus('connected');
-      if (this.lastSeq > 0) this._send({ type: 'resume', since: this.lastSeq });
-      this._flush();
+      this._emit('open');
       this._startPing();
     };
     ws.onmessage = (ev) => {
@@ -134,7 +190,9 @@ export class MatchSocket {
       } catch {
         return;
       }
-      if (msg && typeof msg === 'object') this._handle(msg);
+      if (!msg || typeof msg !== 'object') return;
+      if (msg.type === 'pong') this._emit('pong', msg);
+      else this._emit('message', msg);
     };
     ws.onerror = () => {
       /* onclose follows and decides */
@@ -143,7 +201,7 @@ export class MatchSocket {
       if (ws !== this._ws) return;
       this._ws = null;
       this._stopPing();
-      for (const item of this._queue) item.sent = false;
+      this._emit('drop', ev);
       if (this._closed) return;
       if (this._fatal) {
         this._setStatus('fatal');
@@ -153,14 +211,24 @@ export class MatchSocket {
         this._setStatus('closed');
         return;
       }
-      // 4401/4404/1008 style closes without an error frame are still worth a retry: the
-      // server sends an error message first when it means it.
-      void ev;
+      const code = ev?.code;
+      if (FATAL_CLOSES.has(code)) {
+        // An error frame usually came first (and may have made this fatal already).
+        this.fail({ code: FATAL_CLOSES.get(code), message: `The server closed the connection (${code}).` });
+        return;
+      }
+      if (code === SERVICE_RESTART && Date.now() - this._restartAt > BACKOFF_MAX_MS) {
+        // Not a failure: the server is going away and another takes over now.
+        this._restartAt = Date.now();
+        this._attempt = 0;
+        this._scheduleReconnect(Math.round(RESTART_JITTER_MS * this._random()));
+        return;
+      }
       this._scheduleReconnect();
     };
   }
 
-  /** Stop for good: no reconnect; pending act() promises reject with code "closed". */
+  /** Stop for good: no reconnect. */
   close() {
     this._closed = true;
     clearTimeout(this._reconnectTimer);
@@ -176,22 +244,47 @@ export class MatchSocket {
         /* already closing */
       }
     }
-    this._rejectAll({ code: 'closed', message: 'The connection was closed.' });
     this._setStatus('closed');
   }
 
-  /** The match is over: keep the socket while it lasts but do not reopen it. */
+  /** Nothing more to come (a match over): keep the socket while it lasts, do not reopen it. */
   settle() {
     this._settled = true;
   }
 
-  _scheduleReconnect() {
+  /** Stop reconnecting on an error that reopening cannot mend; `fatal` listeners get `err`. */
+  fail(err) {
+    if (this._closed || this._fatal) return;
+    this._fatal = err;
+    clearTimeout(this._reconnectTimer);
+    this._reconnectTimer = null;
+    globalThis.removeEventListener?.('online', this._onOnline);
+    this._emit('fatal', err);
+    this._setStatus('fatal');
+  }
+
+  /** Send one message now; false when no socket is open (nothing is queued here). */
+  send(msg) {
+    const ws = this._ws;
+    if (!ws || ws.readyState !== 1) return false;
+    try {
+      ws.send(JSON.stringify(msg));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Reconnect after `delay` ms, or after the backoff's next step when none is given. */
+  _scheduleReconnect(delay = null) {
     if (this._closed || this._fatal) return;
     this._setStatus('reconnecting');
     clearTimeout(this._reconnectTimer);
-    const step = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this._attempt);
-    const delay = Math.round(step * (0.5 + 0.5 * this._random()));
-    this._attempt = Math.min(this._attempt + 1, 10);
+    if (delay === null) {
+      const step = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this._attempt);
+      delay = Math.round(step * (0.5 + 0.5 * this._random()));
+      this._attempt = Math.min(this._attempt + 1, 10);
+    }
     this._reconnectTimer = setTimeout(() => {
       this._reconnectTimer = null;
       this.connect();
@@ -205,22 +298,27 @@ export class MatchSocket {
     this.connect();
   }
 
-  /** Retry at once while reconnecting; with a live socket, drop it and reconnect (the queue
-   *  of unacked actions is re-sent with the same client_seq). */
+  /** Retry at once while reconnecting; with a live socket, drop it and reconnect. */
   reconnectNow() {
     if (this._closed || this._fatal) return;
     const ws = this._ws;
     if (ws && (ws.readyState === 0 || ws.readyState === 1)) {
-      try {
-        ws.close(4000, 'reconnect');
-      } catch {
-        /* ignore */
-      }
-      if (ws === this._ws && ws.onclose) ws.onclose({ code: 4000 });
+      this._drop(ws, 'reconnect');
       return;
     }
     this._attempt = 0;
     this._reconnectNow();
+  }
+
+  /** Close `ws` ourselves and go on as if the server had (the browser's close event comes
+   *  later, for a socket no longer ours). */
+  _drop(ws, reason) {
+    try {
+      ws.close(4000, reason);
+    } catch {
+      /* ignore */
+    }
+    if (ws === this._ws && ws.onclose) ws.onclose({ code: 4000 });
   }
 
   _startPing() {
@@ -228,17 +326,10 @@ export class MatchSocket {
     this._pingTimer = setInterval(() => {
       if (!this._ws || this._ws.readyState !== 1) return;
       if (Date.now() - this._lastHeard > DEAD_MS) {
-        // Half-open socket: drop it and reconnect.
-        const ws = this._ws;
-        try {
-          ws.close(4000, 'heartbeat timeout');
-        } catch {
-          /* ignore */
-        }
-        if (ws.onclose) ws.onclose({ code: 4000 });
+        this._drop(this._ws, 'heartbeat timeout'); // half-open: drop it and reconnect
         return;
       }
-      this._send({ type: 'ping' });
+      this.send({ type: 'ping' });
     }, PING_MS);
   }
 
@@ -246,25 +337,79 @@ export class MatchSocket {
     clearInterval(this._pingTimer);
     this._pingTimer = null;
   }
+}
 
-  _send(msg) {
-    const ws = this._ws;
-    if (!ws || ws.readyState !== 1) return false;
-    try {
-      ws.send(JSON.stringify(msg));
-      return true;
-    } catch {
-      return false;
+export class MatchSocket extends Emitter {
+  /**
+   * @param {string} matchId
+   * @param {{token?: string, url?: string, WebSocket?: any, random?: () => number}} opts
+   */
+  constructor(matchId, opts = {}) {
+    super('MatchSocket');
+    this.matchId = matchId;
+    this.token = opts.token || null;
+    this.url = opts.url || null;
+    this.lastSeq = 0;
+    this.lastVersion = -1;
+    this.view = null;
+    this._nextSeq = null; // known after the first view
+    this._queue = []; // [{action, client_seq|null, resolve, reject, sent}]
+    this._conn = new ReconnectingSocket({
+      name: 'MatchSocket',
+      url: () => this.url || matchSocketUrl(this.matchId, this.token),
+      token: this.token,
+      WebSocket: opts.WebSocket,
+      random: opts.random,
+    });
+    this._conn.on('open', () => {
+      if (this.lastSeq > 0) this._conn.send({ type: 'resume', since: this.lastSeq });
+      this._flush();
+    });
+    this._conn.on('message', (msg) => this._handle(msg));
+    this._conn.on('drop', () => {
+      for (const item of this._queue) item.sent = false;
+    });
+    this._conn.on('fatal', (err) => {
+      this._rejectAll(err);
+      this._emit('fatal', err);
+    });
+    for (const type of ['status', 'pong', 'reconnect_scheduled']) {
+      this._conn.on(type, (payload) => this._emit(type, payload));
     }
+  }
+
+  get status() {
+    return this._conn.status;
+  }
+
+  connect() {
+    this._conn.connect();
+  }
+
+  /** Stop for good: no reconnect; pending act() promises reject with code "closed". */
+  close() {
+    this._rejectAll({ code: 'closed', message: 'The connection was closed.' });
+    this._conn.close();
+  }
+
+  /** The match is over: keep the socket while it lasts but do not reopen it. */
+  settle() {
+    this._conn.settle();
+  }
+
+  /** Retry at once while reconnecting; with a live socket, drop it and reconnect (the queue
+   *  of unacked actions is re-sent with the same client_seq). */
+  reconnectNow() {
+    this._conn.reconnectNow();
   }
 
   // ---- actions ----------------------------------------------------------------------------
   /** Send a game action; resolves with the ack, rejects with {code, message}. */
   act(action) {
-    if (this._closed) {
+    if (this._conn.closed) {
       return Promise.reject({ code: 'closed', message: 'The connection was closed.' });
     }
-    if (this._fatal) return Promise.reject({ ...this._fatal });
+    if (this._conn.fatal) return Promise.reject({ ...this._conn.fatal });
     return new Promise((resolve, reject) => {
       const item = { action, client_seq: null, resolve, reject, sent: false };
       if (this._nextSeq !== null) item.client_seq = this._nextSeq++;
@@ -279,11 +424,11 @@ export class MatchSocket {
   }
 
   _flush() {
-    if (!this._ws || this._ws.readyState !== 1 || this._nextSeq === null) return;
+    if (!this._conn.isOpen || this._nextSeq === null) return;
     for (const item of this._queue) {
       if (item.client_seq === null) item.client_seq = this._nextSeq++;
       if (item.sent) continue;
-      if (this._send({ type: 'action', action: item.action, client_seq: item.client_seq })) {
+      if (this._conn.send({ type: 'action', action: item.action, client_seq: item.client_seq })) {
         item.sent = true;
       } else {
         break;
@@ -321,11 +466,7 @@ export class MatchSocket {
       case 'error': {
         const err = { code: msg.code || 'error', message: msg.message || msg.code || 'Error' };
         if (FATAL_CODES.has(err.code)) {
-          this._fatal = err;
-          this._rejectAll(err);
-          this._emit('fatal', err);
-          this._setStatus('fatal');
-          clearTimeout(this._reconnectTimer);
+          this._conn.fail(err); // rejects the queue and tells the listeners (see above)
           break;
         }
         const mine =
@@ -335,9 +476,6 @@ export class MatchSocket {
         if (!mine) this._emit('error', { ...err, client_seq: msg.client_seq ?? null });
         break;
       }
-      case 'pong':
-        this._emit('pong', msg);
-        break;
       default:
         this._emit('message', msg);
     }
