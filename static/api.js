@@ -6,6 +6,7 @@
 // token and calls the handler registered with onUnauthorized() (the app asks for a name again).
 
 import { newSeed, rememberSeed } from './fairness.js';
+import { saveFile } from './ui.js';
 
 const TOKEN_KEY = 'duelhall.token';
 
@@ -162,13 +163,5 @@ export async function download(path, filename) {
     }
     throw { status: res.status, code: e?.code || `http_${res.status}`, message: e?.message || res.statusText };
   }
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30000);
+  saveFile(await res.blob(), filename);
 }
