@@ -12,7 +12,8 @@
 // navigable: every link is focusable and says who plays. Styling: static/tournaments.css
 // (classes only: the page's Content-Security-Policy allows no inline styles).
 
-const NS = 'http://www.w3.org/2000/svg';
+import { s } from '../dom.js';
+
 const BOX_W = 188;
 const BOX_H = 46;
 const COL_GAP = 46;
@@ -20,20 +21,9 @@ const ROW_GAP = 14;
 const PAD = 12;
 const TITLE_H = 26;
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'text') node.textContent = v;
-    else node.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) if (c) node.append(c);
-  return node;
-}
-
 function clip(text, max = 22) {
-  const s = String(text ?? '');
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+  const str = String(text ?? '');
+  return str.length > max ? `${str.slice(0, max - 1)}…` : str;
 }
 
 /** Matches grouped by section and level: {winners: [[m...] per level], losers: [...], final: [m...]}. */
@@ -98,7 +88,7 @@ export function bracketSvg(bracket, { t, names = {}, matchHref = null } = {}) {
   const all = [...sec.winners.flat(), ...sec.losers.flat(), ...sec.final];
   const byId = new Map(all.map((m) => [m.id, m]));
   const live = all.filter((m) => m.status === 'pending').length;
-  const svg = el('svg', {
+  const svg = s('svg', {
     class: 'bracket-svg',
     viewBox: `0 0 ${width} ${height}`,
     width,
@@ -107,20 +97,20 @@ export function bracketSvg(bracket, { t, names = {}, matchHref = null } = {}) {
     'aria-label': t('bracket.label', { count: all.length, live }),
     'data-testid': 'bracket-svg',
   });
-  svg.append(el('title', { text: t('bracket.label', { count: all.length, live }) }));
+  svg.append(s('title', { text: t('bracket.label', { count: all.length, live }) }));
 
   // Section titles (a single bracket needs none: the panel has its heading).
-  if (bracket.double) svg.append(el('text', { class: 'tb-section', x: PAD, y: PAD + 16, text: t('bracket.winners') }));
+  if (bracket.double) svg.append(s('text', { class: 'tb-section', x: PAD, y: PAD + 16, text: t('bracket.winners') }));
   if (losers) {
-    svg.append(el('text', { class: 'tb-section', x: PAD, y: PAD + head + winners.height + PAD + 16, text: t('bracket.losers') }));
+    svg.append(s('text', { class: 'tb-section', x: PAD, y: PAD + head + winners.height + PAD + 16, text: t('bracket.losers') }));
   }
   if (sec.final.length) {
     const first = boxes.get(sec.final[0].id);
-    svg.append(el('text', { class: 'tb-section', x: first.x, y: PAD + 16, text: t('bracket.grand_final') }));
+    svg.append(s('text', { class: 'tb-section', x: first.x, y: PAD + 16, text: t('bracket.grand_final') }));
   }
 
   // Connectors first, so the boxes cover their ends.
-  const lines = el('g', { class: 'tb-lines', 'aria-hidden': 'true' });
+  const lines = s('g', { class: 'tb-lines', 'aria-hidden': 'true' });
   for (const m of all) {
     const to = boxes.get(m.id);
     if (m.bracket === 'reset') {
@@ -129,7 +119,7 @@ export function bracketSvg(bracket, { t, names = {}, matchHref = null } = {}) {
       const from = gf && boxes.get(gf.id);
       if (from) {
         const cls = m.status === 'skipped' ? 'tb-line' : 'tb-line tb-line-done';
-        lines.append(el('path', { class: cls, d: `M${from.x + BOX_W} ${from.y + BOX_H / 2} H${to.x}` }));
+        lines.append(s('path', { class: cls, d: `M${from.x + BOX_W} ${from.y + BOX_H / 2} H${to.x}` }));
       }
       continue;
     }
@@ -142,7 +132,7 @@ export function bracketSvg(bracket, { t, names = {}, matchHref = null } = {}) {
       const y2 = to.y + (slot === 0 ? BOX_H / 4 : (3 * BOX_H) / 4);
       const mid = x1 + Math.max(8, (x2 - x1) / 2);
       const done = byId.get(src.winner)?.status === 'done';
-      lines.append(el('path', { class: done ? 'tb-line tb-line-done' : 'tb-line', d: `M${x1} ${y1} H${mid} V${y2} H${x2}` }));
+      lines.append(s('path', { class: done ? 'tb-line tb-line-done' : 'tb-line', d: `M${x1} ${y1} H${mid} V${y2} H${x2}` }));
     });
   }
   svg.append(lines);
@@ -177,14 +167,14 @@ function slotText(m, i, { t, nameOf, byId }) {
 function matchBox(m, at, { t, nameOf, matchHref, byId }) {
   const state = m.status === 'pending' ? 'live' : m.status;
   const games = m.result?.games || null;
-  const g = el('g', {
+  const g = s('g', {
     class: `tb-match tb-${state}${m.bye ? ' tb-bye' : ''}`,
     transform: `translate(${at.x} ${at.y})`,
     'data-match': m.id,
     'data-status': m.status,
   });
-  g.append(el('rect', { class: 'tb-box', width: BOX_W, height: BOX_H, rx: 2 }));
-  g.append(el('line', { class: 'tb-divider', x1: 0, y1: BOX_H / 2, x2: BOX_W, y2: BOX_H / 2 }));
+  g.append(s('rect', { class: 'tb-box', width: BOX_W, height: BOX_H, rx: 2 }));
+  g.append(s('line', { class: 'tb-divider', x1: 0, y1: BOX_H / 2, x2: BOX_W, y2: BOX_H / 2 }));
   const labels = [];
   for (const i of [0, 1]) {
     const y = i === 0 ? BOX_H / 4 : (3 * BOX_H) / 4;
@@ -193,22 +183,22 @@ function matchBox(m, at, { t, nameOf, matchHref, byId }) {
     const seed = m.seeds?.[i];
     const label = slotText(m, i, { t, nameOf, byId });
     labels.push(label);
-    if (seed) g.append(el('text', { class: 'tb-seed', x: 6, y: y + 4, text: String(seed) }));
-    g.append(el('text', {
+    if (seed) g.append(s('text', { class: 'tb-seed', x: 6, y: y + 4, text: String(seed) }));
+    g.append(s('text', {
       class: `tb-name${won ? ' tb-won' : ''}${player === null || player === undefined ? ' tb-empty' : ''}`,
       x: 26, y: y + 4, text: clip(label),
     }));
     if (games && m.status === 'done' && !m.bye) {
-      g.append(el('text', { class: `tb-score${won ? ' tb-won' : ''}`, x: BOX_W - 8, y: y + 4, 'text-anchor': 'end', text: String(games[i]) }));
+      g.append(s('text', { class: `tb-score${won ? ' tb-won' : ''}`, x: BOX_W - 8, y: y + 4, 'text-anchor': 'end', text: String(games[i]) }));
     }
-    if (won) g.append(el('rect', { class: 'tb-mark', x: 0, y: i * (BOX_H / 2), width: 4, height: BOX_H / 2 }));
+    if (won) g.append(s('rect', { class: 'tb-mark', x: 0, y: i * (BOX_H / 2), width: 4, height: BOX_H / 2 }));
   }
-  g.append(el('text', { class: 'tb-id', x: BOX_W - 4, y: -4, 'text-anchor': 'end', text: m.id }));
+  g.append(s('text', { class: 'tb-id', x: BOX_W - 4, y: -4, 'text-anchor': 'end', text: m.id }));
   const desc = t(`bracket.status_${state}`, { match: m.id, a: labels[0], b: labels[1], winner: nameOf(m.winner) || '' });
-  g.append(el('title', { text: desc }));
+  g.append(s('title', { text: desc }));
   const href = matchHref ? matchHref(m) : null;
   if (href) {
-    return el('a', { href, class: 'tb-link', 'aria-label': desc }, g);
+    return s('a', { href, class: 'tb-link', 'aria-label': desc }, g);
   }
   return g;
 }
