@@ -1,70 +1,33 @@
-// Players' pages: a profile (#/users/<id>) with per-game ratings and the match history with
-// filters, and the leaderboards (#/leaderboard/<game>).
+// A player's page (#/users/<id>): per-game ratings and the match history with filters.
 //
-// Data: GET /api/users/{id}, GET /api/users/{id}/matches?game=&result=&opponent=,
-// GET /api/leaderboard/{game}. Filters live in the hash's query (#/users/<id>?game=duel), so a
-// filtered list can be linked; they are written with history.replaceState (no re-render).
-//
-// Also the small formatting helpers shared with admin.js.
+// Data: GET /api/users/{id}, GET /api/users/{id}/matches?game=&result=&opponent=. Filters live
+// in the hash's query (#/users/<id>?game=duel), so a filtered list can be linked; they are
+// written with history.replaceState (no re-render). The leaderboards are leaderboard.js
+// (re-exported here, where app.js finds them), the shared formats static/ui.js.
 
 import { request } from './api.js';
 import { isBot, botName, botBadge } from './bots.js';
+import { h } from './dom.js';
+import {
+  alertBox,
+  dataTable as uiDataTable,
+  fmtDate,
+  fmtNum,
+  focusHeading,
+  hashQuery,
+  setHashQuery,
+} from './ui.js';
+
+export { leaderboardScreen } from './leaderboard.js';
+// These helpers lived here once; other modules may still import them from this place.
+export { fmtDate, fmtNum, hashQuery, setHashQuery };
+
+/** The table helper's old form, dataTable(h, opts); static/ui.js has dataTable(opts). */
+export function dataTable(_h, opts) {
+  return uiDataTable(opts);
+}
 
 const enc = encodeURIComponent;
-const LAST_BOARD_KEY = 'duelhall.lastLeaderboard';
-
-// ---------------------------------------------------------------------------------------------
-// helpers (shared with admin.js)
-// ---------------------------------------------------------------------------------------------
-export function hashQuery() {
-  const raw = location.hash || '';
-  const i = raw.indexOf('?');
-  return new URLSearchParams(i >= 0 ? raw.slice(i + 1) : '');
-}
-
-/** Replace the hash's query without a hashchange (the screen is already showing it). */
-export function setHashQuery(params) {
-  const raw = location.hash || '#/';
-  const path = raw.split('?')[0];
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v !== null && v !== undefined && v !== '') q.set(k, String(v));
-  }
-  const qs = q.toString();
-  const next = qs ? `${path}?${qs}` : path;
-  if (next !== raw) history.replaceState(history.state, '', next);
-}
-
-export function fmtDate(iso, lang, opts = { dateStyle: 'medium', timeStyle: 'short' }) {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  try {
-    return new Intl.DateTimeFormat(lang, opts).format(d);
-  } catch {
-    return d.toISOString();
-  }
-}
-
-export function fmtNum(n, lang, digits = 2) {
-  if (n === null || n === undefined || Number.isNaN(Number(n))) return '—';
-  try {
-    return new Intl.NumberFormat(lang, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(Number(n));
-  } catch {
-    return String(n);
-  }
-}
-
-/** A table with a caption (screen readers) and column headers. */
-export function dataTable(h, { id, caption, columns, rows, cls = 'matches data-table' }) {
-  return h(
-    'table',
-    { class: cls, id },
-    h('caption', { class: 'sr-only' }, caption),
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, rows),
-  );
-}
 
 /** How a seat came out of a match summary: win | loss | draw | <status>. */
 export function outcomeOf(summary, seat, place) {
@@ -80,26 +43,14 @@ export function outcomeOf(summary, seat, place) {
   return 'other';
 }
 
-function focusHeading(main) {
-  const heading = main.querySelector('h1');
-  const active = document.activeElement;
-  if (heading && (!active || active === document.body || !document.contains(active))) {
-    heading.setAttribute('tabindex', '-1');
-    heading.focus({ preventScroll: true });
-  }
-}
-
-function gameOptions(h, t, games, selected, anyLabel) {
+function gameOptions(games, selected, anyLabel) {
   const list = [h('option', { value: '' }, anyLabel)];
   for (const g of games) list.push(h('option', { value: g.id, selected: g.id === selected }, g.name || g.id));
   return list;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Profile
-// ---------------------------------------------------------------------------------------------
 export function profileScreen(main, shell, userId) {
-  const { h, t } = shell;
+  const { t } = shell;
   const lang = shell.lang();
   let gone = false;
   let seq = 0;
@@ -108,7 +59,7 @@ export function profileScreen(main, shell, userId) {
 
   const title = h('h1', { id: 'profile-title' }, t('common.loading'));
   const meta = h('p', { class: 'muted', id: 'profile-meta' });
-  const error = h('p', { id: 'error-message', class: 'error', role: 'alert', hidden: true });
+  const error = alertBox();
   const ratingsBox = h('div', { id: 'profile-ratings', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
   const historyBox = h('div', { id: 'profile-history', 'aria-live': 'polite', 'aria-busy': 'true' });
 
@@ -174,7 +125,7 @@ export function profileScreen(main, shell, userId) {
 
   shell.ensureGames().then((games) => {
     if (gone) return;
-    gameSel.replaceChildren(...gameOptions(h, t, games, filters.game, t('profile.any_game')));
+    gameSel.replaceChildren(...gameOptions(games, filters.game, t('profile.any_game')));
   });
 
   async function loadProfile() {
@@ -227,7 +178,7 @@ export function profileScreen(main, shell, userId) {
       ),
     );
     ratingsBox.replaceChildren(
-      dataTable(h, {
+      uiDataTable({
         id: 'ratings-table',
         caption: t('profile.ratings'),
         columns: [t('profile.col_game'), t('rating.ordinal'), t('rating.mu'), t('rating.sigma'), t('rating.matches'), t('rating.wins')],
@@ -287,7 +238,7 @@ export function profileScreen(main, shell, userId) {
       );
     });
     historyBox.replaceChildren(
-      dataTable(h, {
+      uiDataTable({
         id: 'history-table',
         caption: t('profile.history'),
         columns: [t('profile.col_date'), t('profile.col_game'), t('profile.col_opponents'), t('profile.col_result'), h('span', { class: 'sr-only' }, t('lobby.col_actions'))],
@@ -298,118 +249,6 @@ export function profileScreen(main, shell, userId) {
 
   loadProfile().then(() => !gone && focusHeading(main));
   loadHistory();
-  return {
-    destroy() {
-      gone = true;
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Leaderboards
-// ---------------------------------------------------------------------------------------------
-export function leaderboardScreen(main, shell, gameId) {
-  const { h, t } = shell;
-  const lang = shell.lang();
-  let gone = false;
-  const title = h('h1', { id: 'leaderboard-title' }, t('leaderboard.title'));
-  const select = h('select', { id: 'leaderboard-game' });
-  const box = h('div', { id: 'leaderboard', 'aria-live': 'polite', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
-  select.addEventListener('change', () => {
-    if (select.value) location.hash = `#/leaderboard/${enc(select.value)}`;
-  });
-  main.append(
-    h(
-      'div',
-      { class: 'page leaderboard', 'data-testid': 'leaderboard' },
-      h(
-        'div',
-        { class: 'page-head' },
-        h('a', { class: 'btn btn-ghost btn-small', href: '#/' }, t('match.back')),
-        title,
-        h('p', { class: 'lead' }, t('leaderboard.intro')),
-      ),
-      h(
-        'section',
-        { class: 'panel', 'aria-labelledby': 'leaderboard-title' },
-        h('div', { class: 'field field-narrow' }, h('label', { for: 'leaderboard-game' }, t('leaderboard.game')), select),
-        box,
-      ),
-    ),
-  );
-
-  shell.ensureGames().then(async (games) => {
-    if (gone) return;
-    let id = gameId;
-    if (!id) {
-      let last = null;
-      try {
-        last = localStorage.getItem(LAST_BOARD_KEY);
-      } catch {
-        last = null;
-      }
-      id = (games.find((g) => g.id === last) || games[0] || {}).id;
-      if (id) history.replaceState(history.state, '', `#/leaderboard/${enc(id)}`);
-    }
-    select.replaceChildren(...games.map((g) => h('option', { value: g.id, selected: g.id === id }, g.name || g.id)));
-    if (!id) {
-      box.replaceChildren(h('p', { class: 'empty' }, t('create.no_games')));
-      return;
-    }
-    try {
-      localStorage.setItem(LAST_BOARD_KEY, id);
-    } catch {
-      /* fine */
-    }
-    title.textContent = t('leaderboard.title_game', { game: shell.gameName(id) });
-    document.title = `${title.textContent} · ${t('app.title')}`;
-    try {
-      const list = await request('GET', `/api/leaderboard/${enc(id)}?limit=100`);
-      if (gone) return;
-      render(Array.isArray(list) ? list : []);
-    } catch (err) {
-      if (gone) return;
-      box.removeAttribute('aria-busy');
-      box.replaceChildren(h('p', { class: 'error', role: 'alert' }, shell.errorText(err)));
-    }
-    focusHeading(main);
-  });
-
-  function render(list) {
-    box.removeAttribute('aria-busy');
-    if (!list.length) {
-      box.replaceChildren(h('p', { class: 'empty' }, t('leaderboard.empty')));
-      return;
-    }
-    const me = shell.me();
-    const rows = list.map((r) =>
-      h(
-        'tr',
-        { 'data-testid': 'leader', 'data-user-id': r.user.id, class: me && r.user.id === me.id ? 'mine' : null },
-        h('td', { class: 'num', 'data-label': t('leaderboard.rank') }, String(r.rank)),
-        h(
-          'td',
-          { 'data-label': t('leaderboard.player') },
-          h('a', { href: `#/users/${enc(r.user.id)}` }, r.user.name),
-          r.user.bot ? h('span', { class: 'tag' }, t('profile.bot')) : null,
-        ),
-        h('td', { class: 'num', 'data-label': t('rating.ordinal') }, h('strong', {}, fmtNum(r.ordinal, lang))),
-        h('td', { class: 'num', 'data-label': t('rating.mu') }, fmtNum(r.mu, lang)),
-        h('td', { class: 'num', 'data-label': t('rating.sigma') }, fmtNum(r.sigma, lang)),
-        h('td', { class: 'num', 'data-label': t('rating.matches') }, fmtNum(r.matches, lang, 0)),
-        h('td', { class: 'num', 'data-label': t('rating.wins') }, fmtNum(r.wins, lang, 0)),
-      ),
-    );
-    box.replaceChildren(
-      dataTable(h, {
-        id: 'leaderboard-table',
-        caption: title.textContent,
-        columns: [t('leaderboard.rank'), t('leaderboard.player'), t('rating.ordinal'), t('rating.mu'), t('rating.sigma'), t('rating.matches'), t('rating.wins')],
-        rows,
-      }),
-    );
-  }
-
   return {
     destroy() {
       gone = true;
