@@ -1,7 +1,7 @@
 // Balance lab (organisers and admins): the page at #/lab.
 //
 //   import { labScreen } from './lab.js';
-//   const screen = labScreen(main, shell);   // shell: h, t, errorText, me, lang (app.js)
+//   const screen = labScreen(main, shell);   // shell: t, errorText, me, lang (app.js)
 //   screen.destroy();
 //
 // A form for one run (game, number of matches, a bot level per seat, seed, strong budget,
@@ -9,169 +9,29 @@
 // then the run's progress (POST /api/lab/runs, then GET /api/lab/runs/{id} once a second), then
 // its report: tables with 95% intervals and SVG charts drawn here from the report JSON (the
 // same numbers as the server's HTML report, which can be downloaded). #/lab?run=<id> reopens a
-// run. Every string comes from static/i18n/<lang>/lab.json. See docs/lab.md.
+// run. Every string comes from static/i18n/<lang>/lab.json. See docs/lab.md. The charts are
+// lab/charts.js, the report's number format lab/fmt.js.
 
 import { request, download } from './api.js';
+import { h } from './dom.js';
 import { ensureNamespace, translatorFor } from './i18n.js';
+import { diffChart, histogramChart, ratesChart } from './lab/charts.js';
+import { ci, dci, pct } from './lab/fmt.js';
+import { dataTable, field, hashQuery, loadCss, saveFile } from './ui.js';
 
 const enc = encodeURIComponent;
 const POLL_MS = 1000;
-const SVG_NS = 'http://www.w3.org/2000/svg';
-const RED = '#b3261e';
-const INK = '#1b1b1b';
-const GREY = '#6b6b6b';
-
-let cssLoaded = false;
-function loadCss() {
-  if (cssLoaded || typeof document === 'undefined') return;
-  cssLoaded = true;
-  const link = document.createElement('link');
-  link.rel = 'stylesheet';
-  link.href = new URL('./lab.css', import.meta.url).href;
-  document.head.append(link);
-}
 
 export function canUseLab(user) {
   return !!user && (user.role === 'admin' || user.role === 'organiser');
 }
 
-function pct(x, digits = 1) {
-  return x === null || x === undefined ? '—' : (100 * x).toFixed(digits);
-}
-function ci(p) {
-  return `[${pct(p.lo)}, ${pct(p.hi)}]`;
-}
-function dci(d) {
-  if (!d || d.diff === null || d.diff === undefined) return '—';
-  const s = (v) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}`;
-  return `${s(d.diff)} [${s(d.lo)}, ${s(d.hi)}]`;
-}
-
 function runQuery() {
-  const q = (location.hash.split('?')[1] || '').split('&').map((kv) => kv.split('='));
-  const hit = q.find(([k]) => k === 'run');
-  return hit ? decodeURIComponent(hit[1] || '') : null;
-}
-
-function svgEl(tag, attrs = {}, text) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-/** Horizontal bars 0..100% with 95% whiskers; rows: [{label, p: {rate, lo, hi}}]. */
-function ratesChart(title, rows, mark = 0.5) {
-  const left = 170;
-  const width = 420;
-  const bar = 16;
-  const gap = 8;
-  const height = 34 + rows.length * (bar + gap) + 24;
-  const x = (p) => left + width * p;
-  const svg = svgEl('svg', {
-    class: 'chart',
-    role: 'img',
-    'aria-label': title,
-    viewBox: `0 0 ${left + width + 60} ${height}`,
-    width: left + width + 60,
-    height,
-  });
-  svg.append(svgEl('title', {}, title), svgEl('text', { x: 0, y: 16, 'font-weight': 'bold', fill: INK }, title));
-  rows.forEach((r, i) => {
-    const y = 30 + i * (bar + gap);
-    const rate = r.p.rate || 0;
-    svg.append(svgEl('text', { x: left - 8, y: y + bar - 4, 'text-anchor': 'end', 'font-size': 12, fill: INK }, r.label));
-    const rect = svgEl('rect', { x: left, y, width: (width * rate).toFixed(1), height: bar, fill: RED, 'fill-opacity': 0.8 });
-    rect.append(svgEl('title', {}, `${r.label}: ${pct(r.p.rate)}% ${ci(r.p)}`));
-    svg.append(rect);
-    svg.append(svgEl('line', { x1: x(r.p.lo), x2: x(r.p.hi), y1: y + bar / 2, y2: y + bar / 2, stroke: INK, 'stroke-width': 1.5 }));
-    for (const end of [r.p.lo, r.p.hi]) {
-      svg.append(svgEl('line', { x1: x(end), x2: x(end), y1: y + 3, y2: y + bar - 3, stroke: INK, 'stroke-width': 1.5 }));
-    }
-    svg.append(svgEl('text', { x: left + width + 6, y: y + bar - 4, 'font-size': 12, fill: INK }, `${pct(r.p.rate)}%`));
-  });
-  const axis = 30 + rows.length * (bar + gap);
-  svg.append(svgEl('line', { x1: left, x2: left + width, y1: axis, y2: axis, stroke: INK }));
-  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
-    svg.append(svgEl('text', { x: x(tick), y: axis + 16, 'font-size': 11, 'text-anchor': 'middle', fill: GREY }, `${tick * 100}%`));
-  }
-  if (mark !== null) {
-    svg.append(svgEl('line', { x1: x(mark), x2: x(mark), y1: 26, y2: axis, stroke: GREY, 'stroke-dasharray': '4 3' }));
-  }
-  return svg;
-}
-
-/** Game length histogram. */
-function histogramChart(title, hist, unit) {
-  const left = 50;
-  const width = 520;
-  const height = 160;
-  const counts = hist.counts || [];
-  const svg = svgEl('svg', {
-    class: 'chart',
-    role: 'img',
-    'aria-label': title,
-    viewBox: `0 0 ${left + width + 20} ${height + 72}`,
-    width: left + width + 20,
-    height: height + 72,
-  });
-  svg.append(svgEl('title', {}, title), svgEl('text', { x: 0, y: 16, 'font-weight': 'bold', fill: INK }, title));
-  const top = Math.max(1, ...counts);
-  const bw = width / Math.max(1, counts.length);
-  const base = 30 + height;
-  counts.forEach((c, i) => {
-    const bh = (height * c) / top;
-    const rect = svgEl('rect', { x: left + i * bw + 1, y: base - bh, width: Math.max(1, bw - 2), height: bh, fill: RED, 'fill-opacity': 0.8 });
-    rect.append(svgEl('title', {}, `${hist.edges[i]}–${hist.edges[i + 1] - 1} ${unit}: ${c}`));
-    svg.append(rect);
-  });
-  svg.append(svgEl('line', { x1: left, x2: left + width, y1: base, y2: base, stroke: INK }));
-  const step = Math.max(1, Math.floor(hist.edges.length / 8));
-  for (let i = 0; i < hist.edges.length; i += step) {
-    svg.append(svgEl('text', { x: left + i * bw, y: base + 16, 'font-size': 11, 'text-anchor': 'middle', fill: GREY }, hist.edges[i]));
-  }
-  svg.append(svgEl('text', { x: left + width, y: base + 34, 'font-size': 11, 'text-anchor': 'end', fill: GREY }, unit));
-  svg.append(svgEl('text', { x: left - 6, y: 34, 'font-size': 11, 'text-anchor': 'end', fill: GREY }, top));
-  return svg;
-}
-
-/** Differences in points with 95% intervals; rows: [{label, d: {diff, lo, hi}}]. */
-function diffChart(title, rows) {
-  rows = rows.filter((r) => r.d && r.d.diff !== null && r.d.diff !== undefined);
-  const left = 170;
-  const width = 420;
-  const bar = 14;
-  const gap = 8;
-  const height = 34 + rows.length * (bar + gap) + 24;
-  const span = Math.max(0.1, ...rows.map((r) => Math.max(Math.abs(r.d.lo), Math.abs(r.d.hi))));
-  const x = (v) => left + width / 2 + ((width / 2) * v) / span;
-  const svg = svgEl('svg', {
-    class: 'chart',
-    role: 'img',
-    'aria-label': title,
-    viewBox: `0 0 ${left + width + 70} ${height}`,
-    width: left + width + 70,
-    height,
-  });
-  svg.append(svgEl('title', {}, title), svgEl('text', { x: 0, y: 16, 'font-weight': 'bold', fill: INK }, title));
-  rows.forEach((r, i) => {
-    const y = 30 + i * (bar + gap);
-    const [x0, x1] = [x(0), x(r.d.diff)].sort((a, b) => a - b);
-    svg.append(svgEl('text', { x: left - 8, y: y + bar - 3, 'text-anchor': 'end', 'font-size': 12, fill: INK }, r.label));
-    const rect = svgEl('rect', { x: x0, y, width: Math.max(1, x1 - x0), height: bar, fill: RED, 'fill-opacity': 0.8 });
-    rect.append(svgEl('title', {}, `${r.label}: ${dci(r.d)}`));
-    svg.append(rect);
-    svg.append(svgEl('line', { x1: x(r.d.lo), x2: x(r.d.hi), y1: y + bar / 2, y2: y + bar / 2, stroke: INK, 'stroke-width': 1.5 }));
-    svg.append(svgEl('text', { x: left + width + 6, y: y + bar - 3, 'font-size': 12, fill: INK }, dci({ diff: r.d.diff, lo: r.d.diff, hi: r.d.diff }).split(' ')[0]));
-  });
-  const axis = 30 + rows.length * (bar + gap);
-  svg.append(svgEl('line', { x1: x(0), x2: x(0), y1: 26, y2: axis, stroke: INK }));
-  return svg;
+  return hashQuery().get('run');
 }
 
 export function labScreen(main, shell) {
-  const { h } = shell;
-  loadCss();
+  loadCss('lab-css', new URL('./lab.css', import.meta.url).href);
   let destroyed = false;
   let timer = null;
   let meta = null;
@@ -214,8 +74,6 @@ export function labScreen(main, shell) {
     const runsList = h('ul', { class: 'lab-runs', id: 'lab-runs' });
 
     // ---- the form --------------------------------------------------------------------
-    const field = (id, label, control, help) =>
-      h('div', { class: 'field' }, h('label', { for: id }, label), control, help ? h('p', { class: 'help', id: `${id}-help` }, help) : null);
     const gameSel = h(
       'select',
       { id: 'lab-game', name: 'game' },
@@ -405,17 +263,18 @@ export function labScreen(main, shell) {
       return rows;
     }
 
+    /** rows: arrays of cells; the first column (who or what) has its header for screen readers. */
     function table(id, caption, head, rows) {
       return h(
         'div',
         { class: 'lab-table-wrap' },
-        h(
-          'table',
-          { id, class: 'data-table' },
-          h('caption', { class: 'sr-only' }, caption),
-          h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { scope: 'col' }, i === 0 ? h('span', { class: 'sr-only' }, c) : c)))),
-          h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c))))),
-        ),
+        dataTable({
+          id,
+          caption,
+          cls: 'data-table',
+          columns: head.map((c, i) => (i === 0 ? h('span', { class: 'sr-only' }, c) : c)),
+          rows: rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c)))),
+        }),
       );
     }
 
@@ -439,14 +298,7 @@ export function labScreen(main, shell) {
               type: 'button',
               class: 'btn',
               id: 'lab-download-json',
-              onclick: () => {
-                const url = URL.createObjectURL(new Blob([JSON.stringify(report, null, 1)], { type: 'application/json' }));
-                const a = h('a', { href: url, download: `lab-${run.id}.json`, hidden: true });
-                document.body.append(a);
-                a.click();
-                a.remove();
-                setTimeout(() => URL.revokeObjectURL(url), 30000);
-              },
+              onclick: () => saveFile(new Blob([JSON.stringify(report, null, 1)], { type: 'application/json' }), `lab-${run.id}.json`),
             },
             tl('lab.download_json'),
           ),
