@@ -7,8 +7,13 @@
 // Three panels: my decks (and the starter decks to copy), the editor (name, cards, live
 // validation in words, save, import/export as text) and the card browser (filters by element,
 // level, kind and keyword; every card drawn from its data). Talks to app/api/decks.py.
+//
+// One screen in one file, though long: the three panels share one editor state (the deck being
+// edited, its live problems, the filters) and redraw one another; split up, each part would need
+// all of it passed around.
 
 import { request } from "./api.js";
+import { h } from "./dom.js";
 import { loadBoardStyle } from "./games/index.js";
 import {
   KEYWORDS,
@@ -18,11 +23,11 @@ import {
   TYPES,
   cardFace,
   cardTone,
-  el,
   loadPool,
   loadStarters,
   typeName,
 } from "./games/parbaj.js";
+import { alertBox, setAlert } from "./ui.js";
 
 const KIND_ORDER = { coach: 0, field: 1, creature: 2, ability: 3 };
 const VALIDATE_MS = 150;
@@ -52,20 +57,20 @@ export function mount(main, ctx) {
   }
 
   // ---- skeleton -------------------------------------------------------------------------
-  const errorBox = el("p", { id: "error-message", class: "error", role: "alert", hidden: true });
-  const noticeBox = el("p", { class: "pj-notice", role: "status", "aria-live": "polite", "data-testid": "pj-notice" });
-  const listPanel = el("section", { class: "panel", "data-testid": "pj-my-decks", "aria-labelledby": "pj-my-title" });
-  const editorPanel = el("section", { class: "panel pj-editor", "data-testid": "pj-editor", "aria-labelledby": "pj-editor-title" });
-  const browserPanel = el("section", { class: "panel", "data-testid": "pj-browser", "aria-labelledby": "pj-browser-title" });
-  const page = el("div", { class: "pj-decks" }, [
-    el("div", { class: "lobby-head" }, [
-      el("h1", { id: "decks-title" }, td("title")),
-      el("p", { class: "lead" }, td("intro")),
-      el("p", {}, el("a", { href: "#/", class: "btn btn-ghost btn-small", id: "back-to-lobby" }, td("back"))),
+  const errorBox = alertBox();
+  const noticeBox = h("p", { class: "pj-notice", role: "status", "aria-live": "polite", "data-testid": "pj-notice" });
+  const listPanel = h("section", { class: "panel", "data-testid": "pj-my-decks", "aria-labelledby": "pj-my-title" });
+  const editorPanel = h("section", { class: "panel pj-editor", "data-testid": "pj-editor", "aria-labelledby": "pj-editor-title" });
+  const browserPanel = h("section", { class: "panel", "data-testid": "pj-browser", "aria-labelledby": "pj-browser-title" });
+  const page = h("div", { class: "pj-decks" }, [
+    h("div", { class: "lobby-head" }, [
+      h("h1", { id: "decks-title" }, td("title")),
+      h("p", { class: "lead" }, td("intro")),
+      h("p", {}, h("a", { href: "#/", class: "btn btn-ghost btn-small", id: "back-to-lobby" }, td("back"))),
       errorBox,
       noticeBox,
     ]),
-    el("div", { class: "pj-decks-grid" }, [listPanel, editorPanel, browserPanel]),
+    h("div", { class: "pj-decks-grid" }, [listPanel, editorPanel, browserPanel]),
   ]);
   main.append(page);
 
@@ -74,8 +79,7 @@ export function mount(main, ctx) {
   const cname = (cid) => (card(cid) ? card(cid).name : cid);
 
   function showError(text) {
-    errorBox.textContent = text || "";
-    errorBox.hidden = !text;
+    setAlert(errorBox, text);
   }
 
   function say(text) {
@@ -355,8 +359,8 @@ export function mount(main, ctx) {
   function renderList() {
     keepFocus(listPanel, () => {
       listPanel.replaceChildren(
-        el("h2", { id: "pj-my-title" }, td("my_decks")),
-        el("div", { class: "pj-btn-row" }, el("button", {
+        h("h2", { id: "pj-my-title" }, td("my_decks")),
+        h("div", { class: "pj-btn-row" }, h("button", {
           type: "button", class: "pj-btn strong", "data-testid": "pj-new-deck", "data-focus": "new",
           onclick: () => {
             editor = blank();
@@ -369,38 +373,38 @@ export function mount(main, ctx) {
           },
         }, td("new_deck"))),
       );
-      if (mine === null) listPanel.append(el("p", { class: "pj-muted" }, tr("loading")));
-      else if (!mine.length) listPanel.append(el("p", { class: "pj-muted" }, td("no_decks")));
+      if (mine === null) listPanel.append(h("p", { class: "pj-muted" }, tr("loading")));
+      else if (!mine.length) listPanel.append(h("p", { class: "pj-muted" }, td("no_decks")));
       else {
-        const ul = el("ul", { class: "pj-plain" });
+        const ul = h("ul", { class: "pj-plain" });
         for (const d of mine) {
-          const buttons = el("div", { class: "pj-btn-row" });
+          const buttons = h("div", { class: "pj-btn-row" });
           if (confirmDelete === d.id) {
             buttons.append(
-              el("button", { type: "button", class: "pj-btn danger", "data-testid": "pj-confirm-delete", "data-focus": `cdel-${d.id}`, onclick: () => remove(d) }, td("confirm_delete")),
-              el("button", { type: "button", class: "pj-btn quiet", "data-focus": `ndel-${d.id}`, onclick: () => { confirmDelete = null; renderList(); } }, tr("cancel")),
+              h("button", { type: "button", class: "pj-btn danger", "data-testid": "pj-confirm-delete", "data-focus": `cdel-${d.id}`, onclick: () => remove(d) }, td("confirm_delete")),
+              h("button", { type: "button", class: "pj-btn quiet", "data-focus": `ndel-${d.id}`, onclick: () => { confirmDelete = null; renderList(); } }, tr("cancel")),
             );
           } else {
             buttons.append(
-              el("button", { type: "button", class: "pj-btn", "data-testid": "pj-edit-deck", "data-focus": `edit-${d.id}`, "aria-label": td("edit_aria", { name: d.name }), onclick: () => open(d) }, td("edit")),
-              el("button", { type: "button", class: "pj-btn quiet", "data-testid": "pj-delete-deck", "data-focus": `del-${d.id}`, "aria-label": td("delete_aria", { name: d.name }), onclick: () => { confirmDelete = d.id; renderList(); listPanel.querySelector("[data-testid=pj-confirm-delete]")?.focus(); } }, td("delete")),
+              h("button", { type: "button", class: "pj-btn", "data-testid": "pj-edit-deck", "data-focus": `edit-${d.id}`, "aria-label": td("edit_aria", { name: d.name }), onclick: () => open(d) }, td("edit")),
+              h("button", { type: "button", class: "pj-btn quiet", "data-testid": "pj-delete-deck", "data-focus": `del-${d.id}`, "aria-label": td("delete_aria", { name: d.name }), onclick: () => { confirmDelete = d.id; renderList(); listPanel.querySelector("[data-testid=pj-confirm-delete]")?.focus(); } }, td("delete")),
             );
           }
-          ul.append(el("li", { class: `pj-deck-row${editor.id === d.id ? " current" : ""}`, "data-testid": "pj-deck-row", "data-deck": d.id, "data-name": d.name }, [
-            el("span", { class: "pj-deck-row-name" }, d.name),
-            el("span", { class: d.ok ? "pj-muted" : "pj-in-deck" }, d.ok ? td("deck_summary", { n: d.size }) : td("deck_summary_bad", { n: d.size })),
+          ul.append(h("li", { class: `pj-deck-row${editor.id === d.id ? " current" : ""}`, "data-testid": "pj-deck-row", "data-deck": d.id, "data-name": d.name }, [
+            h("span", { class: "pj-deck-row-name" }, d.name),
+            h("span", { class: d.ok ? "pj-muted" : "pj-in-deck" }, d.ok ? td("deck_summary", { n: d.size }) : td("deck_summary_bad", { n: d.size })),
             buttons,
           ]));
         }
         listPanel.append(ul);
       }
-      listPanel.append(el("h2", {}, td("starters")), el("p", { class: "pj-muted" }, td("starters_help")));
-      const su = el("ul", { class: "pj-plain" });
+      listPanel.append(h("h2", {}, td("starters")), h("p", { class: "pj-muted" }, td("starters_help")));
+      const su = h("ul", { class: "pj-plain" });
       for (const s of starters) {
-        su.append(el("li", { class: "pj-deck-row", "data-starter": s.id }, [
-          el("span", { class: "pj-deck-row-name" }, s.name),
-          el("span", { class: "pj-muted" }, s.idea),
-          el("div", { class: "pj-btn-row" }, el("button", {
+        su.append(h("li", { class: "pj-deck-row", "data-starter": s.id }, [
+          h("span", { class: "pj-deck-row-name" }, s.name),
+          h("span", { class: "pj-muted" }, s.idea),
+          h("div", { class: "pj-btn-row" }, h("button", {
             type: "button", class: "pj-btn", "data-testid": "pj-copy-starter", "data-starter": s.id,
             "data-focus": `copy-${s.id}`, "aria-label": td("copy_aria", { name: s.name }), onclick: () => copyStarter(s),
           }, td("copy"))),
@@ -415,7 +419,7 @@ export function mount(main, ctx) {
     keepFocus(editorPanel, () => {
       const oldText = editorPanel.querySelector("#pj-deck-text");
       const textValue = oldText ? oldText.value : "";
-      const nameInput = el("input", {
+      const nameInput = h("input", {
         id: "pj-deck-name", type: "text", maxlength: "40", autocomplete: "off", "data-focus": "name",
         placeholder: td("name_placeholder"),
       });
@@ -440,60 +444,60 @@ export function mount(main, ctx) {
         kinds[k.kind] += 1;
         if (k.kind === "creature" && k.level === 1) levelOne += 1;
       }
-      const countRow = el("p", { class: "pj-counts", "data-testid": "pj-counts" }, [
-        el("span", { class: editor.cards.length > MAX_DECK ? "over" : "" }, td("count_cards", { n: editor.cards.length, max: MAX_DECK })),
-        el("span", { class: kinds.field > 2 ? "over" : "" }, td("count_fields", { n: kinds.field })),
-        el("span", { class: kinds.coach > 1 ? "over" : "" }, td("count_coach", { n: kinds.coach })),
-        el("span", { class: levelOne || !editor.cards.length ? "" : "over" }, td("count_level_one", { n: levelOne })),
+      const countRow = h("p", { class: "pj-counts", "data-testid": "pj-counts" }, [
+        h("span", { class: editor.cards.length > MAX_DECK ? "over" : "" }, td("count_cards", { n: editor.cards.length, max: MAX_DECK })),
+        h("span", { class: kinds.field > 2 ? "over" : "" }, td("count_fields", { n: kinds.field })),
+        h("span", { class: kinds.coach > 1 ? "over" : "" }, td("count_coach", { n: kinds.coach })),
+        h("span", { class: levelOne || !editor.cards.length ? "" : "over" }, td("count_level_one", { n: levelOne })),
       ]);
       const all = [...importProblems, ...problems];
       const bad = new Set(all.flatMap((p) => p.cards || []));
-      const verdict = el("div", { class: "pj-verdict", "aria-live": "polite", "data-testid": "pj-validation" });
-      if (!editor.cards.length && !all.length) verdict.append(el("p", { class: "pj-muted" }, td("empty_deck")));
-      else if (!all.length && checked) verdict.append(el("p", { class: "pj-valid", "data-testid": "pj-valid" }, td("valid")));
-      else if (!all.length) verdict.append(el("p", { class: "pj-muted" }, td("checking")));
-      else verdict.append(el("ul", { class: "pj-problems", "data-testid": "pj-problems" }, all.map((p) => el("li", { "data-code": p.code }, problemText(p, editor.cards.length)))));
+      const verdict = h("div", { class: "pj-verdict", "aria-live": "polite", "data-testid": "pj-validation" });
+      if (!editor.cards.length && !all.length) verdict.append(h("p", { class: "pj-muted" }, td("empty_deck")));
+      else if (!all.length && checked) verdict.append(h("p", { class: "pj-valid", "data-testid": "pj-valid" }, td("valid")));
+      else if (!all.length) verdict.append(h("p", { class: "pj-muted" }, td("checking")));
+      else verdict.append(h("ul", { class: "pj-problems", "data-testid": "pj-problems" }, all.map((p) => h("li", { "data-code": p.code }, problemText(p, editor.cards.length)))));
 
-      const list = el("ul", { class: "pj-deck-cards", "data-testid": "pj-deck-cards", "aria-label": td("deck_cards") });
+      const list = h("ul", { class: "pj-deck-cards", "data-testid": "pj-deck-cards", "aria-label": td("deck_cards") });
       let group = null;
       for (const cid of [...m.keys()].sort(cmp)) {
         const c = card(cid);
         const g = c ? c.kind : "unknown";
         if (g !== group) {
           group = g;
-          list.append(el("li", { class: "pj-deck-group" }, c ? td(`group.${g}`) : td("group.unknown")));
+          list.append(h("li", { class: "pj-deck-group" }, c ? td(`group.${g}`) : td("group.unknown")));
         }
         const detail = c && c.kind === "creature" ? ` · ${typeName(tr, c.type)} ${ROMAN[c.level]}` : c && c.kind === "field" ? ` · ${c.types.map((x) => typeName(tr, x)).join("/")}` : "";
-        list.append(el("li", { class: `pj-deck-card pj-el-${cardTone(c)}${bad.has(cid) ? " problem" : ""}`, "data-card": cid, title: c ? c.text : null }, [
-          el("span", { class: "pj-qty" }, `${m.get(cid)}×`),
-          el("span", {}, [el("strong", {}, cname(cid)), el("span", { class: "pj-muted" }, detail)]),
-          el("span", { class: "pj-btn-row" }, [
-            el("button", { type: "button", class: "pj-btn", "data-testid": "pj-remove", "data-card": cid, "data-focus": `rm-${cid}`, "aria-label": td("remove_aria", { name: cname(cid) }), onclick: () => removeOne(cid) }, "−"),
-            el("button", { type: "button", class: "pj-btn", "data-testid": "pj-add-one", "data-card": cid, "data-focus": `add1-${cid}`, "aria-label": td("add_aria", { name: cname(cid) }), disabled: !c, onclick: () => add(cid) }, "+"),
+        list.append(h("li", { class: `pj-deck-card pj-el-${cardTone(c)}${bad.has(cid) ? " problem" : ""}`, "data-card": cid, title: c ? c.text : null }, [
+          h("span", { class: "pj-qty" }, `${m.get(cid)}×`),
+          h("span", {}, [h("strong", {}, cname(cid)), h("span", { class: "pj-muted" }, detail)]),
+          h("span", { class: "pj-btn-row" }, [
+            h("button", { type: "button", class: "pj-btn", "data-testid": "pj-remove", "data-card": cid, "data-focus": `rm-${cid}`, "aria-label": td("remove_aria", { name: cname(cid) }), onclick: () => removeOne(cid) }, "−"),
+            h("button", { type: "button", class: "pj-btn", "data-testid": "pj-add-one", "data-card": cid, "data-focus": `add1-${cid}`, "aria-label": td("add_aria", { name: cname(cid) }), disabled: !c, onclick: () => add(cid) }, "+"),
           ]),
         ]));
       }
-      if (!m.size) list.append(el("li", { class: "pj-muted" }, td("add_hint")));
+      if (!m.size) list.append(h("li", { class: "pj-muted" }, td("add_hint")));
 
-      const dirtyMark = el("span", { class: "pj-muted", "data-testid": "pj-dirty", hidden: !editor.dirty }, td("unsaved"));
-      const text = el("textarea", { id: "pj-deck-text", rows: "8", spellcheck: "false", "data-focus": "text", placeholder: td("text_placeholder") });
+      const dirtyMark = h("span", { class: "pj-muted", "data-testid": "pj-dirty", hidden: !editor.dirty }, td("unsaved"));
+      const text = h("textarea", { id: "pj-deck-text", rows: "8", spellcheck: "false", "data-focus": "text", placeholder: td("text_placeholder") });
       text.value = textValue;
       editorPanel.replaceChildren(
-        el("h2", { id: "pj-editor-title" }, editor.id ? td("editing", { name: editor.name || "…" }) : td("new_deck_title")),
-        el("label", { for: "pj-deck-name" }, [td("name"), nameInput]),
+        h("h2", { id: "pj-editor-title" }, editor.id ? td("editing", { name: editor.name || "…" }) : td("new_deck_title")),
+        h("label", { for: "pj-deck-name" }, [td("name"), nameInput]),
         countRow,
         verdict,
         list,
-        el("div", { class: "pj-btn-row" }, [
-          el("button", { type: "button", class: "pj-btn strong", "data-testid": "pj-save", "data-focus": "save", onclick: save }, editor.id ? td("save") : td("save_new")),
+        h("div", { class: "pj-btn-row" }, [
+          h("button", { type: "button", class: "pj-btn strong", "data-testid": "pj-save", "data-focus": "save", onclick: save }, editor.id ? td("save") : td("save_new")),
           dirtyMark,
         ]),
-        el("details", { class: "pj-io", open: true }, [
-          el("summary", {}, td("import_export")),
-          el("label", { for: "pj-deck-text" }, [td("text_label"), text]),
-          el("div", { class: "pj-btn-row" }, [
-            el("button", { type: "button", class: "pj-btn", "data-testid": "pj-import", "data-focus": "import", onclick: importText }, td("import")),
-            el("button", { type: "button", class: "pj-btn", "data-testid": "pj-export", "data-focus": "export", onclick: exportText }, td("export")),
+        h("details", { class: "pj-io", open: true }, [
+          h("summary", {}, td("import_export")),
+          h("label", { for: "pj-deck-text" }, [td("text_label"), text]),
+          h("div", { class: "pj-btn-row" }, [
+            h("button", { type: "button", class: "pj-btn", "data-testid": "pj-import", "data-focus": "import", onclick: importText }, td("import")),
+            h("button", { type: "button", class: "pj-btn", "data-testid": "pj-export", "data-focus": "export", onclick: exportText }, td("export")),
           ]),
         ]),
       );
@@ -503,33 +507,33 @@ export function mount(main, ctx) {
   // ---- rendering: the card browser ---------------------------------------------------------
   function renderBrowser() {
     const sel = (id, key, values, label) => {
-      const s = el("select", { id, "data-focus": id }, [
-        el("option", { value: "" }, td("filter_all")),
-        ...values.map(([v, text]) => el("option", { value: String(v) }, text)),
+      const s = h("select", { id, "data-focus": id }, [
+        h("option", { value: "" }, td("filter_all")),
+        ...values.map(([v, text]) => h("option", { value: String(v) }, text)),
       ]);
       s.value = filters[key];
       s.addEventListener("change", () => {
         filters[key] = s.value;
         browse();
       });
-      return el("label", { for: id }, [label, s]);
+      return h("label", { for: id }, [label, s]);
     };
-    const q = el("input", { id: "pj-f-q", type: "search", "data-focus": "q", placeholder: td("search_placeholder") });
+    const q = h("input", { id: "pj-f-q", type: "search", "data-focus": "q", placeholder: td("search_placeholder") });
     q.value = filters.q;
     q.addEventListener("input", () => {
       filters.q = q.value.trim().slice(0, 40);
       clearTimeout(qTimer);
       qTimer = setTimeout(browse, 200);
     });
-    const resultsBox = el("div", { class: "pj-results", "data-testid": "pj-results" });
+    const resultsBox = h("div", { class: "pj-results", "data-testid": "pj-results" });
     browserPanel.replaceChildren(
-      el("h2", { id: "pj-browser-title" }, td("pool")),
-      el("div", { class: "pj-filters", role: "search" }, [
+      h("h2", { id: "pj-browser-title" }, td("pool")),
+      h("div", { class: "pj-filters", role: "search" }, [
         sel("pj-f-element", "element", TYPES.map((x) => [x, typeName(tr, x)]), td("filter_element")),
         sel("pj-f-level", "level", [1, 2, 3].map((n) => [n, tr("level", { n: ROMAN[n] })]), td("filter_level")),
         sel("pj-f-kind", "kind", KINDS.map((k) => [k, tr(`kind.${k}`)]), td("filter_kind")),
         sel("pj-f-keyword", "keyword", KEYWORDS.map((k) => [k, td(`keyword.${k}`)]), td("filter_keyword")),
-        el("label", { for: "pj-f-q" }, [td("filter_search"), q]),
+        h("label", { for: "pj-f-q" }, [td("filter_search"), q]),
       ]),
       resultsBox,
     );
@@ -542,21 +546,21 @@ export function mount(main, ctx) {
     keepFocus(box, () => {
       box.replaceChildren();
       if (results === null || !pool) {
-        box.append(el("p", { class: "pj-muted" }, tr("loading")));
+        box.append(h("p", { class: "pj-muted" }, tr("loading")));
         return;
       }
-      box.append(el("p", { class: "pj-muted", "aria-live": "polite" }, td("found", { n: results.length })));
+      box.append(h("p", { class: "pj-muted", "aria-live": "polite" }, td("found", { n: results.length })));
       const m = counts(editor.cards);
-      const grid = el("div", { class: "pj-browser-list" });
+      const grid = h("div", { class: "pj-browser-list" });
       for (const c of results) {
-        grid.append(el("div", { class: "pj-browser-card", "data-card": c.id }, [
+        grid.append(h("div", { class: "pj-browser-card", "data-card": c.id }, [
           cardFace(tr, c, { names: cname }),
-          el("div", { class: "pj-btn-row" }, [
-            el("button", {
+          h("div", { class: "pj-btn-row" }, [
+            h("button", {
               type: "button", class: "pj-btn", "data-testid": "pj-add", "data-card": c.id, "data-focus": `add-${c.id}`,
               "aria-label": td("add_aria", { name: c.name }), onclick: () => add(c.id),
             }, td("add")),
-            m.get(c.id) ? el("span", { class: "pj-in-deck" }, td("in_deck", { n: m.get(c.id) })) : null,
+            m.get(c.id) ? h("span", { class: "pj-in-deck" }, td("in_deck", { n: m.get(c.id) })) : null,
           ]),
         ]));
       }
