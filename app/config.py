@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     # process (`duelhall worker`) and sets this false on the web processes, so SQL work never
     # competes with the sockets for the event loop. Needs a real Redis (shared outbox).
     run_outbox: bool = True
+    # The decision clocks (app/live/clocks.py) in this process. Any number of processes may run
+    # them (firing is a compare-and-set); docker-compose.yml leaves them to the workers.
+    run_clocks: bool = True
     # permessage-deflate on websockets. Off by default: views are ~1-2 kB, and compressing
     # every frame cost more server CPU than anything else per action (docs/performance.md).
     ws_deflate: bool = False

@@ -72,6 +72,7 @@ class Services:
                 name="tournaments"))
         if self.settings.run_workers and self.settings.run_outbox:
             self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))
+        if self.settings.run_workers and self.settings.run_clocks:
             self.tasks.append(asyncio.create_task(
                 clocks.run(self.store, self.hub, self.settings.clock_poll_seconds, self.stopping,
                            on_change=self._after_change),
