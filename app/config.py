@@ -47,6 +47,11 @@ class Settings(BaseSettings):
     # The decision clocks (app/live/clocks.py) in this process. Any number of processes may run
     # them (firing is a compare-and-set); docker-compose.yml leaves them to the workers.
     run_clocks: bool = True
+    # SIGTERM (app/drain.py): /readyz answers 503 at once, everything else is served this many
+    # seconds more (the balancer's time to stop sending), then the match sockets close with
+    # 1012 "service restart" (each after the message it is handling) and the process stops.
+    # Keep the orchestrator's kill timeout above it (docs/operations.md, "Deploys that drain").
+    drain_seconds: float = Field(default=5.0, ge=0)
     # permessage-deflate on websockets. Off by default: views are ~1-2 kB, and compressing
     # every frame cost more server CPU than anything else per action (docs/performance.md).
     ws_deflate: bool = False

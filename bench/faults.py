@@ -219,7 +219,9 @@ class AppFleet:
         self.env = {**base, "REDIS_URL": redis_url, "DATABASE_URL": database_url,
                     "REDIS_PREFIX": f"f{uuid.uuid4().hex[:8]}:", "SECRET_KEY": SECRET,
                     "DATA_DIR": str(tmp / "data"), "CLOCK_POLL_SECONDS": "0.1",
-                    "LOG_LEVEL": "WARNING", **(extra_env or {})}
+                    "LOG_LEVEL": "WARNING",
+                    # A fleet torn down after a run has no balancer to drain for.
+                    "DRAIN_SECONDS": "0", **(extra_env or {})}
         self.procs: list[subprocess.Popen] = []
         self.urls: list[str] = []
         self.logs: list[Path] = []
