@@ -16,14 +16,19 @@
 // so the server (which dedupes by client_seq) applies each action at most once. A view whose
 // client_seq covers a queued action settles that action too (its ack was lost with the socket).
 //
-// Reconnect: backoff 0.5 s doubling to 8 s, with jitter (50–100 % of the step). A heartbeat
-// ping goes every 20 s; a socket silent for 50 s is treated as dead and reopened.
+// Reconnect: backoff 0.5 s doubling to 8 s, with jitter (50–100 % of the step). A socket the
+// server closes with 1012 ("service restart": a deploy drains that server) reconnects at once,
+// after a random 0–1 s only, so a server's players do not all arrive together; the balancer
+// has already taken that server out (another 1012 within 8 s backs off as usual). A heartbeat ping goes every 20 s; a socket silent for
+// 50 s is treated as dead and reopened.
 
 const FATAL_CODES = new Set(['unauthorized', 'not_found']);
 const PING_MS = 20000;
 const DEAD_MS = 50000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 8000;
+const SERVICE_RESTART = 1012;
+const RESTART_JITTER_MS = 1000;
 
 export const SUBPROTOCOL = 'duelhall.v1';
 
@@ -60,6 +65,7 @@ export class MatchSocket {
     this._fatal = null;
     this._attempt = 0;
     this._reconnectTimer = null;
+    this._restartAt = -Infinity; // when a 1012 close last got a quick reconnect
     this._pingTimer = null;
     this._lastHeard = 0;
     this.lastSeq = 0;
@@ -153,9 +159,17 @@ export class MatchSocket {
         this._setStatus('closed');
         return;
       }
+      if (ev && ev.code === SERVICE_RESTART && Date.now() - this._restartAt > BACKOFF_MAX_MS) {
+        // Not a failure: the server is going away and another takes the match now. (A second
+        // 1012 soon after the first backs off as usual: no tight loop against a balancer that
+        // keeps sending us to servers on their way out.)
+        this._restartAt = Date.now();
+        this._attempt = 0;
+        this._scheduleReconnect(Math.round(RESTART_JITTER_MS * this._random()));
+        return;
+      }
       // 4401/4404/1008 style closes without an error frame are still worth a retry: the
       // server sends an error message first when it means it.
-      void ev;
       this._scheduleReconnect();
     };
   }
@@ -185,13 +199,16 @@ export class MatchSocket {
     this._settled = true;
   }
 
-  _scheduleReconnect() {
+  /** Reconnect after `delay` ms, or after the backoff's next step when none is given. */
+  _scheduleReconnect(delay = null) {
     if (this._closed || this._fatal) return;
     this._setStatus('reconnecting');
     clearTimeout(this._reconnectTimer);
-    const step = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this._attempt);
-    const delay = Math.round(step * (0.5 + 0.5 * this._random()));
-    this._attempt = Math.min(this._attempt + 1, 10);
+    if (delay === null) {
+      const step = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this._attempt);
+      delay = Math.round(step * (0.5 + 0.5 * this._random()));
+      this._attempt = Math.min(this._attempt + 1, 10);
+    }
     this._reconnectTimer = setTimeout(() => {
       this._reconnectTimer = null;
       this.connect();
