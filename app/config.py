@@ -22,6 +22,10 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     # Unset: a SQLite file under data_dir.
     database_url: str | None = None
+    # "pgbouncer": DATABASE_URL is a PgBouncer in transaction pooling mode, where one client
+    # connection's statements may run on different server connections: no cached prepared
+    # statements, and unique names for the ones asyncpg must prepare (app/db/session.py).
+    database_pooler: Literal["none", "pgbouncer"] = "none"
     data_dir: Path = ROOT / "data"
     # Signing key for tokens. The embedded default is generated once into data_dir.
     secret_key: str | None = None
