@@ -58,10 +58,11 @@ class Conn:
     async def send(self, payload: dict) -> None:
         await self.send_text(dumps(payload))
 
-    async def close(self, code: int) -> None:
-        """Close the socket with ``code``, under the send lock so no view is cut in two."""
+    async def close(self, code: int, unless_busy: bool = False) -> None:
+        """Close the socket with ``code``, under the send lock so no view is cut in two.
+        ``unless_busy``: leave it to its handler if that has taken a message meanwhile."""
         async with self.lock:
-            if self.closed:
+            if self.closed or (unless_busy and self.busy):
                 return
             self.closed = True
             with contextlib.suppress(Exception):
@@ -129,13 +130,10 @@ class Hub:
         conns = [c for group in self.conns.values() for c in group]
         for conn in conns:
             conn.closing = True
-        for conn in conns:
-            # Looked at just before closing: an earlier close may have let a handler take a
-            # message meanwhile, and that one closes its socket itself when it is done.
-            if not conn.busy:
-                await conn.close(code)
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
+                # All at once: a client that stopped reading holds only its own close up.
+                await asyncio.gather(*(c.close(code, unless_busy=True) for c in conns))
                 for conn in conns:
                     await conn.gone.wait()
 
