@@ -29,7 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     add_lab_arguments(sim)
     args = parser.parse_args(argv)
     if args.command == "simulate":  # needs no database and no Redis
+        from app.config import get_settings
         from app.lab.cli import simulate
+        from games.registry import register_all
+
+        register_all(get_settings().extra_games)
 
         return simulate(args)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -42,6 +42,23 @@ class Settings(BaseSettings):
     ws_burst: int = 40
     # How long a finished match stays in Redis for late viewers (history is in SQL).
     finished_ttl_seconds: int = 24 * 3600
+    # Abuse limits (docs/security.md, "Limits"); 0 switches one off.
+    # Open tables (created, not started) one player may host at once, as on game sites where
+    # you wait at a few tables, not hundreds.
+    max_open_matches_per_user: int = 5
+    # Matches created (lobby, play the computer) per minute by one player, and by all guests
+    # from one client address (a guest costs nothing to make, so guests are counted by where
+    # they come from too; several people behind one address share it).
+    match_creations_per_minute: int = 10
+    guest_match_creations_per_minute_per_address: int = 30
+    # An open table that has not started this long after it was made is aborted: it leaves
+    # the lobby and its keys expire. A day: an invitation sent to a friend lasts until tomorrow.
+    open_match_ttl_seconds: int = 24 * 3600
+    # Websocket opens per minute per client address for sockets without a token (spectators,
+    # tournament pages); a socket with a token is counted per user and match (app/ws_limits.py).
+    ws_anonymous_opens_per_minute: int = 120
+    # Websockets open at once per client address, any endpoint, with or without a token.
+    ws_sockets_per_address: int = 200
     # Background workers (tests switch them off to drive them by hand).
     run_workers: bool = True
     # The history writer (outbox to SQL) in this process. A busy deployment runs it in its own
@@ -87,6 +104,10 @@ class Settings(BaseSettings):
     # processes per run (runs queue one at a time per process) and the most games a run may ask.
     lab_workers: int = 1
     lab_max_games: int = 5000
+    # Game packages besides games/registry.py's own, registered at start-up (JSON): {"id":
+    # "package"} or {"id": {"module": "package", ...GameInfo overrides}}, the package importable
+    # (PYTHONPATH). For trying a game before its registry line, and for tests.
+    extra_games: dict[str, str | dict[str, Any]] = Field(default_factory=dict)
     outbox_batch: int = 200
     allowed_origins: list[str] = Field(default_factory=list)
     instance_name: str = "app"

@@ -23,6 +23,7 @@ STATUS = {
     "match_over": 409,
     "match_not_open": 409,
     "match_full": 409,
+    "too_many_open_matches": 409,
     "table_not_full": 409,
     "client_seq_reused": 409,
     "wrong_password": 403,
@@ -89,7 +90,7 @@ class ApiError(Exception):
         return {"error": {"code": self.code, "message": self.message}}
 
     @classmethod
-    def from_game(cls, err: GameError) -> "ApiError":
+    def from_game(cls, err: GameError) -> ApiError:
         return cls(err.code, err.message)
 
 
@@ -163,5 +164,6 @@ def install(app: FastAPI) -> None:
         # A bug of ours, not the client's: log it and say so plainly (still a 500).
         import logging
 
-        logging.getLogger("duelhall").exception("unhandled error on %s", request.url.path)
+        # Starlette calls this handler inside its own `except`, so the traceback is there.
+        logging.getLogger("duelhall").exception("unhandled error on %s", request.url.path)  # noqa: LOG004
         return _json(500, "internal_error", "Something went wrong on our side.")

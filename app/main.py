@@ -11,13 +11,14 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import drain, errors, logs
+from app import drain, errors, logs, ws, ws_tournaments
 from app.api import admin, auth, bots, decks, games, health, matches, players, tournaments
 from app.api import lab as lab_api
 from app.config import ROOT, Settings, get_settings
 from app.db.session import migrate
 from app.services import Services
-from app import ws, ws_tournaments
+from app.ws_limits import SocketsPerAddress
+from games import registry as game_registry
 
 STATIC = ROOT / "static"
 
@@ -44,7 +45,7 @@ class BodyLimit:
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
                     too_big = True
-                    raise _TooLarge()
+                    raise _TooLarge
             return message
 
         try:
@@ -107,6 +108,7 @@ class SecurityHeaders:
 
 def create_app(settings: Settings | None = None, *, run_migrations: bool | None = None) -> FastAPI:
     settings = settings or get_settings()
+    game_registry.register_all(settings.extra_games)
     if problem := settings.secret_problem():
         raise RuntimeError(f"refusing to start: {problem}")
     if settings.redis_url and not settings.secret_key:
@@ -157,6 +159,7 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
         return FileResponse(STATIC / "index.html")
 
     app.add_middleware(BodyLimit, limit=settings.max_message_bytes)
+    app.add_middleware(SocketsPerAddress)
     app.add_middleware(SecurityHeaders)
     _document_errors_as_json(app)
     return app

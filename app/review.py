@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from app.errors import ApiError
 from games.base import OMNISCIENT, SPECTATOR, filter_events
 from games.registry import get_game
-
-from app.errors import ApiError
 
 
 def viewer_name(record: dict, viewer: str) -> str:
@@ -64,8 +63,8 @@ def action_log(record: dict) -> dict:
     seats = [s["seat"] for s in record["seats"]]
     state = game.setup(record["options"], seats, record["seed"])
     start = _ts(record.get("started_at"))
-    pending_since = {seat: start for seat in game.pending(state)}
-    rows, totals = [], {seat: 0.0 for seat in seats}
+    pending_since = dict.fromkeys(game.pending(state), start)
+    rows, totals = [], dict.fromkeys(seats, 0.0)
     for i, a in enumerate(record["actions"], 1):
         at = _ts(a["at"])
         since = pending_since.get(a["seat"])

@@ -15,8 +15,8 @@ from app.config import Settings
 from app.db.session import make_engine, sessionmaker
 from app.live import clocks
 from app.live.hub import Hub
-from app.live.outbox import OutboxWorker
 from app.live.multiplex import MultiplexedRedis
+from app.live.outbox import OutboxWorker
 from app.live.redis import make_redis
 from app.live.store import MatchStore
 
@@ -47,10 +47,12 @@ class Services:
     draining: bool = False
 
     @classmethod
-    def build(cls, settings: Settings) -> "Services":
+    def build(cls, settings: Settings) -> Services:
         redis = make_redis(settings)
         line = MultiplexedRedis(settings.redis_url) if settings.redis_url else None
-        store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds, line)
+        store = MatchStore(redis, settings.redis_prefix, settings.finished_ttl_seconds, line,
+                           open_ttl=settings.open_match_ttl_seconds,
+                           max_open_per_host=settings.max_open_matches_per_user)
         engine = make_engine(settings)
         maker = sessionmaker(engine)
         return cls(

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Annotated, Any, Literal, Union
-
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from redis.exceptions import RedisError
 
-from app.auth import User, authenticate, decode_token, standing_guard
 from app import logs
+from app.auth import User, authenticate, decode_token, standing_guard
 from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
 from app.live.store import StandingChanged, loads
 from app.services import SERVICE_RESTART, ws_services
 from app.ws_handshake import handshake_of
+from app.ws_limits import MessageRate, open_allowed
 
 router = APIRouter()
 
@@ -32,13 +32,6 @@ router = APIRouter()
 # the client retries the same client_seq, which the store applies at most once.
 STORE_DOWN = (RedisError, OSError)
 UNAVAILABLE = "The match store is unreachable for a moment; retry shortly."
-# A socket refused this many messages in a row for rate is flooding, not bursting: close it
-# (1008, policy violation) instead of answering every message with an error.
-FLOOD_FACTOR = 2
-# Socket opens per user and match per minute: a flooder that reconnects each time it is
-# closed would get a fresh token bucket every time. Generous for people (tabs, flaky networks)
-# and per match, so a bot playing many matches at once is not limited by their number.
-OPENS_PER_MINUTE = 60
 
 
 class _Msg(BaseModel):
@@ -61,23 +54,7 @@ class PingMsg(_Msg):
     type: Literal["ping"]
 
 
-ClientMsg = TypeAdapter(Annotated[Union[ActionMsg, ResumeMsg, PingMsg], Field(discriminator="type")])
-
-
-class TokenBucket:
-    def __init__(self, rate: float, burst: int):
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.at = time.monotonic()
-
-    def take(self) -> bool:
-        t = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (t - self.at) * self.rate)
-        self.at = t
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+ClientMsg = TypeAdapter(Annotated[ActionMsg | ResumeMsg | PingMsg, Field(discriminator="type")])
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
@@ -161,14 +138,10 @@ async def match_socket(ws: WebSocket, match_id: str, ack: str | None = None):
         if token:
             claims = decode_token(token, settings)
             user = await authenticate(token, svc, decoded=claims)
-            opens_key = f"{svc.store.k.p}wsopens:{user.id}:{match_id}"
-            opens = await svc.redis.incr(opens_key)
-            if opens == 1:
-                await svc.redis.expire(opens_key, 60)
-            if opens > OPENS_PER_MINUTE:
-                await fail("rate_limited", "Too many connections; wait a minute and reconnect.")
-                await ws.close(code=1008)
-                return
+        if not await open_allowed(svc, ws, user.id if user else None, match_id):
+            await fail("rate_limited", "Too many connections; wait a minute and reconnect.")
+            await ws.close(code=1008)
+            return
         await svc.store.load(match_id)
     except ApiError as e:
         await fail(e.code, e.message)
@@ -183,8 +156,7 @@ async def match_socket(ws: WebSocket, match_id: str, ack: str | None = None):
     conn = Conn(ws, match_id, user.id if user else None)
     ack_by_view = ack == "view"
     guard = standing_guard(svc, claims) if claims else None  # the same for every action
-    bucket = TokenBucket(settings.ws_rate_per_second, settings.ws_burst)
-    refused_in_a_row = 0
+    rate = MessageRate(settings)
     try:
         try:
             await svc.hub.add(conn)
@@ -208,14 +180,12 @@ async def match_socket(ws: WebSocket, match_id: str, ack: str | None = None):
             if conn.closing:
                 continue  # arrived as the socket closes: unacknowledged, the client re-sends it
             # Rate first, so a flood of oversized or broken messages costs as little as any.
-            if not bucket.take():
-                refused_in_a_row += 1
+            if not rate.take():
                 await fail("rate_limited", "Too many messages; slow down.")
-                if refused_in_a_row >= FLOOD_FACTOR * settings.ws_burst:
+                if rate.flooding:
                     await ws.close(code=1008)
                     break
                 continue
-            refused_in_a_row = 0
             text = msg.get("text")
             if text is None:
                 raw = msg.get("bytes") or b""

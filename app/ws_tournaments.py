@@ -8,7 +8,9 @@ Every change of a tournament publishes its new revision on ``<prefix>tour:<id>``
 ``{"type": "tournament", "id", "revision"}``; on connect it sends the current revision at once.
 The page then reloads ``GET /api/tournaments/{id}`` when the revision is newer than the one it
 shows. Notices may repeat or coalesce; only the newest revision matters. The client may send
-``{"type": "ping"}`` (answered ``{"type": "pong"}``); anything else is ignored.
+``{"type": "ping"}`` (answered ``{"type": "pong"}``); anything else is ignored. Messages over
+the rate get ``rate_limited`` and a flood closes the socket (1008); opens count per client
+address, as for the match socket's spectators (``app/ws_limits.py``).
 
 One Redis subscription per process and tournament, shared by all of the process's sockets
 (``TourHub``), so a thousand viewers cost one subscription, not a thousand connections.
@@ -21,13 +23,16 @@ import json
 import logging
 
 from fastapi import APIRouter, WebSocket
+from redis.exceptions import RedisError
 
 from app.auth import authenticate
 from app.db import tournaments as db
 from app.errors import ApiError
+from app.live import metrics
 from app.services import ws_services
 from app.ws import origin_allowed
 from app.ws_handshake import handshake_of
+from app.ws_limits import MessageRate, open_allowed
 
 router = APIRouter()
 log = logging.getLogger("duelhall.tournaments")
@@ -107,14 +112,25 @@ async def tournament_socket(ws: WebSocket, tournament_id: str):
         return
     handshake = handshake_of(ws)
     await ws.accept(subprotocol=handshake.subprotocol)
+    user = None
     try:
         if handshake.problem:
             raise handshake.problem
         if handshake.token:
-            await authenticate(handshake.token, svc)
+            user = await authenticate(handshake.token, svc)
     except ApiError as e:
         await ws.send_text(json.dumps({"type": "error", "code": e.code, "message": e.message}))
         await ws.close(code={"unauthorized": 4401, "unavailable": 1013}.get(e.code, 4403))
+        return
+    try:
+        # Signed in: counted per user and event; anonymous: per client address.
+        allowed = await open_allowed(svc, ws, user.id if user else None, f"t:{tournament_id}")
+    except (RedisError, OSError):
+        await ws.close(code=1013)  # try again later
+        return
+    if not allowed:
+        await _refuse(ws, "Too many connections; wait a minute and reconnect.")
+        await ws.close(code=1008)
         return
     ev = await db.get(svc.maker, tournament_id)
     if ev is None or ev["status"] == "draft":  # drafts are not public
@@ -130,6 +146,7 @@ async def tournament_socket(ws: WebSocket, tournament_id: str):
         await ws.send_text(json.dumps({"type": "tournament", "id": tournament_id, "revision": ev["revision"]}))
         receive = asyncio.create_task(ws.receive())
         notice = asyncio.create_task(q.get())
+        rate = MessageRate(settings)
         try:
             while True:
                 done, _ = await asyncio.wait({receive, notice}, return_when=asyncio.FIRST_COMPLETED)
@@ -137,7 +154,12 @@ async def tournament_socket(ws: WebSocket, tournament_id: str):
                     msg = receive.result()
                     if msg["type"] == "websocket.disconnect":
                         break
-                    if _is_ping(msg.get("text")):
+                    if not rate.take():
+                        await _refuse(ws, "Too many messages; slow down.")
+                        if rate.flooding:
+                            await ws.close(code=1008)
+                            break
+                    elif _is_ping(msg.get("text")):
                         await ws.send_text(json.dumps({"type": "pong"}))
                     receive = asyncio.create_task(ws.receive())
                 if notice in done:
@@ -151,6 +173,11 @@ async def tournament_socket(ws: WebSocket, tournament_id: str):
         pass
     finally:
         await hub.unwatch(tournament_id, q)
+
+
+async def _refuse(ws: WebSocket, message: str) -> None:
+    metrics.ERRORS.labels("rate_limited").inc()
+    await ws.send_text(json.dumps({"type": "error", "code": "rate_limited", "message": message}))
 
 
 def _is_ping(text: str | None) -> bool:

@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import games.bots as game_bots  # noqa: E402
-from app.auth import User  # noqa: E402
-from app.config import Settings  # noqa: E402
-from app.db.session import migrate  # noqa: E402
-from app.live import bots as live_bots  # noqa: E402
-from app.live import service  # noqa: E402
-from app.services import Services  # noqa: E402
+import games.bots as game_bots
+from app.auth import User
+from app.config import Settings
+from app.db.session import migrate
+from app.live import bots as live_bots
+from app.live import service
+from app.services import Services
 
 OPTIONS = {"duell": {"duels_to_win": 2}, "duel": {"max_slots": 20}, "parbaj": {"max_rounds": 20},
            "combat": {}}

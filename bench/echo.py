@@ -4,9 +4,10 @@ and no Redis, no engine, no SQL, no validation.
 
 Each match is a pair of sockets in this process's memory. An action message bumps the pair's
 version and broadcasts a view of the same size and shape as Duelhall's to both sockets, then
-acks the sender (unless the socket asked for ``ack=view``): the same messages, sizes and order the real server produces, with nothing
-behind them. Seats alternate (A, B, A, ...) and a match finishes after ``ECHO_MATCH_ACTIONS``
-actions (230, about a Duell match to 9 duels), so the client's match turnover is the same.
+acks the sender (unless the socket asked for ``ack=view``): the same messages, sizes and order
+the real server produces, with nothing behind them. Seats alternate (A, B, A, ...) and a match
+finishes after ``ECHO_MATCH_ACTIONS`` actions (230, about a Duell match to 9 duels), so the
+client's match turnover is the same.
 
 The server is ``bench/echo.py``'s ``app`` (``uvicorn --app-dir bench echo:app``). Running this
 file runs the same load as bench/live.py against it:
@@ -21,7 +22,6 @@ import sys
 import uuid
 
 import orjson
-
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 MATCH_ACTIONS = int(os.environ.get("ECHO_MATCH_ACTIONS", "230"))

@@ -13,6 +13,7 @@ as a client would. ``--legal`` forces the second way for every game.
     .venv/bin/python bench/engine.py                        # all games, 300 matches each
     .venv/bin/python bench/engine.py duel --matches 300 --repeat 5
     .venv/bin/python bench/engine.py duel --legal           # bots pick from legal()
+    .venv/bin/python bench/engine.py combat --seats 6 --options '{"variant": "advanced"}'
 
 With ``--repeat N`` every figure is the median of N runs (the machine is shared; medians are
 steadier than a single run). CPU time is process time, pinned to one core.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import json
 import os
 import random
 import statistics
@@ -31,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.base import SPECTATOR, Game, clone  # noqa: E402
-from games.registry import all_games, get_game  # noqa: E402
+from games.base import SPECTATOR, Game, clone
+from games.registry import all_games, get_game
 
 
 def legal_bot(game, random_action):
@@ -48,7 +50,7 @@ def play(game, pick, seed: int, options: dict, n_seats: int, copy: bool) -> int:
     pending = game.pending
     steps = 0
     while True:
-        for seat in pending(state):  # the first seat pending: the lowest, in every engine here
+        for seat in pending(state):  # noqa: B007  the first seat pending: the lowest, in every engine here
             break
         else:
             return steps  # nobody pending: the match is over
@@ -62,7 +64,7 @@ def sample_states(game, pick, seed: int, options: dict, n_seats: int, every: int
     state = game.setup(options, [chr(65 + i) for i in range(n_seats)], seed)
     out = []
     for steps in itertools.count():
-        for seat in game.pending(state):
+        for seat in game.pending(state):  # noqa: B007  (used after the loop)
             break
         else:
             return out
@@ -101,6 +103,8 @@ def main() -> None:
     p.add_argument("games", nargs="*", help="game ids (default: all)")
     p.add_argument("--matches", type=int, default=300)
     p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--options", type=json.loads, default={},
+                   help="match options as JSON, over the defaults (e.g. '{\"mode\": \"prologo\"}')")
     p.add_argument("--repeat", type=int, default=1, help="runs per game; figures are medians")
     p.add_argument("--legal", action="store_true",
                    help="bots pick from legal() even where the game has a sample_action")
@@ -112,7 +116,7 @@ def main() -> None:
     print(f"{'game':8} {'bot':>13} {'matches':>8} {'decisions':>10} {'sim matches/s':>14} "
           f"{'server matches/s':>17} {'view() µs':>10}")
     for gid in ids:
-        options = {"max_rounds": 40} if gid == "parbaj" else {}
+        options = {**({"max_rounds": 40} if gid == "parbaj" else {}), **args.options}
         runs = [bench_game(gid, args.matches, options, args.seats, args.legal)
                 for _ in range(args.repeat)]
         r = {k: statistics.median(x[k] for x in runs) if isinstance(v, float) else v

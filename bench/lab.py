@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.lab import stats  # noqa: E402
-from app.lab.runner import play_records  # noqa: E402
-from app.lab.spec import LabSpec, check  # noqa: E402
-from games.bots import get_bot, play_match  # noqa: E402
-from games.registry import get_game  # noqa: E402
+from app.lab import stats
+from app.lab.runner import play_records
+from app.lab.spec import LabSpec, check
+from games.bots import get_bot, play_match
+from games.registry import get_game
+from games.registry import ids as game_ids
 
-GAMES = ("duel", "duell", "combat", "parbaj")
 TARGET_SECONDS = {"duel": 10.0}
 
 
@@ -79,7 +79,7 @@ def main() -> None:
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--no-strength", action="store_true")
     args = p.parse_args()
-    ids = args.games or list(GAMES)
+    ids = args.games or game_ids()
     if not args.no_timing:
         affinity = None
         if hasattr(os, "sched_getaffinity"):

@@ -245,6 +245,13 @@ def free_port_block(n: int) -> int:
     raise RuntimeError("no free port block")
 
 
+# Abuse limits (app/config.py) a load test switches off: every simulated player comes from
+# this one address, and the per-address and per-player limits would throttle the load itself.
+LIMITS_OFF = ("MAX_OPEN_MATCHES_PER_USER", "MATCH_CREATIONS_PER_MINUTE",
+              "GUEST_MATCH_CREATIONS_PER_MINUTE_PER_ADDRESS", "WS_ANONYMOUS_OPENS_PER_MINUTE",
+              "WS_SOCKETS_PER_ADDRESS")
+
+
 class Servers:
     def __init__(self, args):
         self.args = args
@@ -268,6 +275,8 @@ class Servers:
         env["INSTANCE_NAME"] = f"bench-{port}"
         # As deployed (docker-compose.yml): the collector tuned for a long-lived process.
         env.setdefault("GC_FREEZE", "true")
+        for limit in LIMITS_OFF:
+            env.setdefault(limit, "0")
         if self.mode == "real":
             env["REDIS_URL"] = self.args.redis_url
             env["REDIS_PREFIX"] = self.prefix
@@ -307,7 +316,7 @@ class Servers:
                 return
             except redis.ConnectionError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError("own redis-server did not start")
+                    raise RuntimeError("own redis-server did not start") from None
                 time.sleep(0.05)
 
     def start(self) -> None:
@@ -323,7 +332,7 @@ class Servers:
             proc = subprocess.Popen(self.command(port), cwd=cwd, env=self.env(port),
                                     stdout=open(log, "wb"), stderr=subprocess.STDOUT,
                                     start_new_session=True,
-                                    preexec_fn=(lambda: os.nice(nice)) if nice else None)
+                                    preexec_fn=(lambda: os.nice(nice)) if nice else None)  # noqa: B023 (runs now)
             prioritise(proc.pid, nice)
             self.procs.append(proc)
             url = f"http://127.0.0.1:{port}"
@@ -513,7 +522,7 @@ class Config:
 class Lane:
     """One match slot: two players, one websocket each; a new match when one ends."""
 
-    def __init__(self, run: "ClientRun", idx: int):
+    def __init__(self, run: ClientRun, idx: int):
         self.run = run
         self.idx = idx
         self.rnd = random.Random(run.cfg.seed * 1_000_003 + idx)
@@ -571,9 +580,7 @@ class Lane:
 
     def sending_allowed(self) -> bool:
         run = self.run
-        if run.stopping or self.done_sending:
-            return False
-        return True
+        return not (run.stopping or self.done_sending)
 
     async def run_forever(self) -> None:
         if self.interval:
@@ -726,7 +733,7 @@ class Lane:
             while not done.is_set():
                 try:
                     await asyncio.wait_for(done.wait(), 1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 if run.stopping or self.done_sending:
                     # Let what is in flight arrive, then leave.
@@ -742,7 +749,7 @@ class Lane:
                     break
             if all(finished.values()):
                 stats.matches_finished += 1
-            for target, t0, _, _ in outstanding:
+            for _target, t0, _, _ in outstanding:
                 if run.window_start <= t0 < run.window_end:
                     stats.errors["lost_action"] += 1
         finally:
@@ -839,7 +846,7 @@ class ClientRun:
             async with sem:
                 await lane.sign_in()
 
-        await asyncio.gather(*(sign_in(l) for l in lanes))
+        await asyncio.gather(*(sign_in(lane) for lane in lanes))
         loop = asyncio.get_running_loop()
         conn.send(("ready", None))
         msg, t_go = await loop.run_in_executor(None, conn.recv)
@@ -848,7 +855,7 @@ class ClientRun:
             self.window_end = self.window_start + self.cfg.duration
         await asyncio.sleep(max(0.0, t_go - time.monotonic()))
         probe = asyncio.create_task(self.lag_probe())
-        tasks = [asyncio.create_task(l.run_forever()) for l in lanes]
+        tasks = [asyncio.create_task(lane.run_forever()) for lane in lanes]
         if self.cfg.duration is not None:
             await asyncio.sleep(max(0.0, self.window_end - time.monotonic()))
             self.stopping = True
@@ -902,7 +909,7 @@ def client_process(conn, cfg: Config) -> None:
 def pct(sorted_vals: list[float], q: float) -> float:
     if not sorted_vals:
         return float("nan")
-    i = min(len(sorted_vals) - 1, max(0, int(round(q / 100.0 * len(sorted_vals) + 0.5)) - 1))
+    i = min(len(sorted_vals) - 1, max(0, round(q / 100.0 * len(sorted_vals) + 0.5) - 1))
     return sorted_vals[i]
 
 

@@ -69,7 +69,7 @@ class RoundRobinProxy:
             backend = self.backends[(start + i) % n]
             try:
                 r, w = await asyncio.wait_for(asyncio.open_connection(*backend), CONNECT_TIMEOUT)
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 self.refused[backend] += 1
                 continue
             self.carried[backend] += 1

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import app.tournaments as T  # noqa: E402
+import app.tournaments as T
 
 
 def random_result(rnd: random.Random, pairing: dict) -> dict:

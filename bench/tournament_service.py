@@ -29,12 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.auth import User  # noqa: E402
-from app.config import Settings  # noqa: E402
-from app.db.session import migrate  # noqa: E402
-from app.services import Services  # noqa: E402
-from app.tournaments import service  # noqa: E402
-from games.parbaj.cardpool import POOL  # noqa: E402
+from app.auth import User
+from app.config import Settings
+from app.db.session import migrate
+from app.services import Services
+from app.tournaments import service
+from games.parbaj.cardpool import POOL
 
 
 async def bench(players: int, writers: int) -> None:

@@ -29,8 +29,9 @@ from __future__ import annotations
 import hashlib
 import pickle
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 SPECTATOR = "spectator"
 OMNISCIENT = "omniscient"
@@ -80,13 +81,13 @@ class Option:
     description: str = ""
     minimum: int | None = None
     maximum: int | None = None
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
     nullable: bool = False
     # A secret option (e.g. Párbaj's fixed decks) is never shown as it is: views, lobby lists
     # and match summaries get ``Game.public_options`` instead.
     secret: bool = False
 
-    def schema(self) -> dict:
+    def schema(self) -> dict[str, Any]:
         kinds = {int: "integer", bool: "boolean", str: "string"}
         s: dict[str, Any] = {"type": kinds[self.kind], "default": self.default}
         if self.nullable:
@@ -117,7 +118,7 @@ class Option:
         return value
 
 
-def options_schema(options: Iterable[Option]) -> dict:
+def options_schema(options: Iterable[Option]) -> dict[str, Any]:
     return {
         "type": "object",
         "additionalProperties": False,
@@ -125,7 +126,7 @@ def options_schema(options: Iterable[Option]) -> dict:
     }
 
 
-def validate_options(declared: Iterable[Option], raw: dict | None) -> dict:
+def validate_options(declared: Iterable[Option], raw: dict[str, Any] | None) -> dict[str, Any]:
     """Fill defaults, reject unknown names and out-of-range values."""
     raw = dict(raw or {})
     declared = list(declared)
@@ -209,13 +210,14 @@ class Game:
     options: tuple[Option, ...] = field(default_factory=tuple)
 
     # ---- public contract ---------------------------------------------------------------
-    def options_schema(self) -> dict:
+    def options_schema(self) -> dict[str, Any]:
         return options_schema(self.options)
 
-    def validate_options(self, raw: dict | None, n_seats: int | None = None) -> dict:
+    def validate_options(self, raw: dict[str, Any] | None, n_seats: int | None = None
+                         ) -> dict[str, Any]:
         return validate_options(self.options, raw)
 
-    def public_options(self, options: dict) -> dict:
+    def public_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """``options`` as anybody may see them: a secret option's value (when set) becomes
         ``"hidden"`` (per seat for a per-seat option), so clients know it is set but not what."""
         secret = {o.name for o in self.options if o.secret}
@@ -225,12 +227,12 @@ class Game:
         for name in secret & set(out):
             value = out[name]
             if isinstance(value, dict):
-                out[name] = {k: "hidden" for k in value}
+                out[name] = dict.fromkeys(value, "hidden")
             elif value is not None:
                 out[name] = "hidden"
         return out
 
-    def record_options(self, options: dict, viewer: str) -> dict:
+    def record_options(self, options: dict[str, Any], viewer: str) -> dict[str, Any]:
         """A finished match's options as ``viewer`` (a seat, ``SPECTATOR`` or ``OMNISCIENT``)
         may read them in its record: ``public_options``, except that a per-seat secret option
         keeps the viewer's own seat's value (a player may read the deck they were given)."""
@@ -243,12 +245,12 @@ class Game:
                 out[o.name] = {**out[o.name], viewer: value[viewer]}
         return out
 
-    def record_action(self, options: dict, seat: str, action: Any, viewer: str) -> Any:
+    def record_action(self, options: dict[str, Any], seat: str, action: Any, viewer: str) -> Any:
         """A recorded step of ``seat`` in a finished match as ``viewer`` may read it (default:
         as played; a game whose secrets outlive the match hides them here)."""
         return action
 
-    def setup(self, options: dict, seats: list[str], seed: int) -> State:
+    def setup(self, options: dict[str, Any], seats: list[str], seed: int) -> State:
         opts = self.validate_options(options, len(seats))
         if not self.min_players <= len(seats) <= self.max_players:
             raise InvalidOptions(
@@ -261,7 +263,7 @@ class Game:
             "seed": seed,
             "rng_n": 0,
             "result": None,
-            "timeouts": {s: 0 for s in seats},
+            "timeouts": dict.fromkeys(seats, 0),
         }
         self._setup(state)
         return state
@@ -316,7 +318,7 @@ class Game:
         new["timeouts"][seat] = count
         return new, events
 
-    def view(self, state: State, viewer: str) -> dict:
+    def view(self, state: State, viewer: str) -> dict[str, Any]:
         return self._view(state, viewer)
 
     def sample_action(self, state: State, seat: str, rnd: random.Random) -> Action:
@@ -328,9 +330,10 @@ class Game:
             if state.get("result") is not None:
                 raise MatchOver("The match is over.")
             raise NotYourTurn("It is not your turn.")
-        return expand_one_of(rnd.choice(legal), rnd)
+        action: Action = expand_one_of(rnd.choice(legal), rnd)
+        return action
 
-    def result(self, state: State) -> dict | None:
+    def result(self, state: State) -> dict[str, Any] | None:
         return state.get("result")
 
     def default_action(self, state: State, seat: str) -> Action:
@@ -372,5 +375,5 @@ class Game:
         """Mutate ``state`` (already a private copy) and return events."""
         raise NotImplementedError
 
-    def _view(self, state: State, viewer: str) -> dict:
+    def _view(self, state: State, viewer: str) -> dict[str, Any]:
         raise NotImplementedError

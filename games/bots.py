@@ -7,7 +7,8 @@ as anybody's. It never sees the engine state.
     bot = get_bot("duel", "strong")            # or get_bot("duel", "strong", budget=64)
     action = bot(view_doc(game, state, "A"), random.Random(7))
 
-Levels (``LEVELS``, weakest first):
+Levels: each game declares its own (``GameInfo.bots``, games/info.py), weakest first; the
+project's games all have ``LEVELS``:
 
 * ``random``: a uniformly random legal action (each game's ``random_action``; none of them
   resigns or concedes).
@@ -26,14 +27,17 @@ bot may read; the live server passes its rendered document, which has these and 
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from games.base import Game
+from games.info import BotLevel
+from games.registry import get_info
 
 # What a bot reads of the seat's view document.
 VIEW_KEYS = ("seat", "state", "legal", "pending", "options")
+# The levels every game of the project comes in (a game may declare others).
 LEVELS = ("random", "strong")
-GAMES = ("duell", "duel", "combat", "parbaj")
 
 
 Bot = Callable[[dict, random.Random], dict]
@@ -66,55 +70,29 @@ def reads(bot: Bot) -> tuple[str, ...]:
     return getattr(bot, "reads", VIEW_KEYS)
 
 
-def _random_level(random_action: Callable[[list, random.Random], dict]) -> Bot:
-    def bot(doc: dict, rnd: random.Random) -> dict:
-        return random_action(doc["legal"], rnd)
-
-    bot.level = "random"  # type: ignore[attr-defined]
-    bot.reads = ("legal",)  # type: ignore[attr-defined]
-    return bot
-
-
-def _strong_factory(game_id: str) -> Callable[..., Bot]:
-    import importlib
-
-    return importlib.import_module(f"games.{game_id}.strong").make_bot
-
-
-def _random_actions() -> dict[str, Callable[[list, random.Random], dict]]:
-    from games.combat import bots as combat
-    from games.duel import bots as duel
-    from games.duell import bots as duell
-    from games.parbaj import bots as parbaj
-
-    return {"duell": duell.random_action, "duel": duel.random_action,
-            "combat": combat.random_action, "parbaj": parbaj.random_action}
-
-
-# (game, level) -> bot at the default budget, built on first use (a strong module is only
+# Level -> its bot at the default budget, built on first use (a strong module is only
 # imported when somebody asks for it).
-_BOTS: dict[tuple[str, str], Bot] = {}
+_BOTS: dict[BotLevel, Bot] = {}
 
 
 def levels(game_id: str) -> tuple[str, ...]:
     """The levels a game's bots come in, weakest first."""
-    return LEVELS if game_id in GAMES else ()
+    info = get_info(game_id)
+    return info.levels if info is not None else ()
 
 
 def get_bot(game_id: str, level: str, budget: int | None = None) -> Bot:
     """The bot for ``game_id`` at ``level``; ``KeyError`` when there is none. ``budget``
-    (strong only) overrides the default thinking budget."""
-    if game_id not in GAMES or level not in LEVELS:
+    overrides the default thinking budget of a level that takes one (ignored otherwise)."""
+    info = get_info(game_id)
+    lv = info.level(level) if info is not None else None
+    if lv is None:
         raise KeyError(f"no {level!r} bot for {game_id!r}")
-    if level == "strong" and budget is not None:
-        return _strong_factory(game_id)(budget)
-    key = (game_id, level)
-    if key not in _BOTS:
-        if level == "random":
-            _BOTS[key] = _random_level(_random_actions()[game_id])
-        else:
-            _BOTS[key] = _strong_factory(game_id)()
-    return _BOTS[key]
+    if budget is not None and lv.budgeted:
+        return lv.make(budget)
+    if lv not in _BOTS:
+        _BOTS[lv] = lv.make()
+    return _BOTS[lv]
 
 
 def choose(game_id: str, level: str, doc: dict[str, Any], rnd: random.Random,

@@ -2,7 +2,7 @@
 steps) and nothing else, so the result must be the stored final state."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from games.base import State
 from games.registry import get_game

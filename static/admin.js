@@ -846,7 +846,7 @@ function reviewPage(root, shell, route) {
       client_seq: 0,
       rematch: null,
     };
-    const [board] = await Promise.all([loadBoard(rec.game), ensureNamespace(rec.game)]);
+    const board = await loadBoard(rec.game);
     if (stale()) return;
     destroyBoard();
     const host = h('div', { class: 'board-host', 'data-game': rec.game, 'data-step': doc.step, 'data-as': as });
@@ -855,7 +855,7 @@ function reviewPage(root, shell, route) {
       viewer: as === 'omniscient' ? t('admin.as_omniscient') : as === 'spectator' ? t('admin.as_spectator') : t('admin.as_seat', { seat: as, name: seatName(as) }),
     });
     const ctx = {
-      t: translatorFor(rec.game),
+      t: translatorFor(board.ns),
       // Read-only: nothing is ever sent from the review.
       act: () => Promise.reject({ code: 'read_only', message: t('admin.read_only') }),
       seat,

@@ -36,7 +36,7 @@ const OFFLINE_VIEW_REFRESH_MS = 5000;
 
 const app = {
   me: null,
-  games: null, // [{id, name, min_players, max_players, options_schema}]
+  games: null, // GET /api/games: [{id, name, min_players, max_players, options_schema, board, ...}]
   booted: false,
   screen: null, // {destroy(), relabel?()}
 };
@@ -221,6 +221,12 @@ function gameInfo(id, summary) {
     };
   }
   return null;
+}
+
+/** The game's message catalogue: its board module's (GET /api/games `board`); null when it has
+ *  none or the list is not loaded yet. */
+function catalogueOf(id) {
+  return gameInfo(id)?.board || null;
 }
 
 function gameName(id, summary) {
@@ -497,21 +503,21 @@ function schemaType(prop) {
 
 function optionLabel(game, name) {
   return t(`options.${name}`, null, {
-    ns: game,
+    ns: catalogueOf(game),
     fallback: t(`option.${name}`, null, { fallback: humanize(name) }),
   });
 }
 
 function optionHelp(game, name, prop) {
   return t(`options.${name}_help`, null, {
-    ns: game,
+    ns: catalogueOf(game),
     fallback: t(`option.${name}_help`, null, { fallback: prop?.description || '' }),
   });
 }
 
 function enumLabel(game, name, value) {
   if (value === null) return t('create.none');
-  return t(`options.${name}.${value}`, null, { ns: game, fallback: String(value) });
+  return t(`options.${name}.${value}`, null, { ns: catalogueOf(game), fallback: String(value) });
 }
 
 /** Build the inputs for one game's options_schema; returns {el, read()}. */
@@ -732,9 +738,11 @@ function lobbyScreen(main) {
     touched = false;
     // The game's own catalogue may name its options: rebuild once it is in, unless the
     // player has already started filling the form.
-    ensureNamespace(id).then(() => {
+    const ns = catalogueOf(id);
+    if (!ns) return;
+    ensureNamespace(ns).then(() => {
       const named = Object.keys(g?.options_schema?.properties || {}).some((n) =>
-        hasKey(`${id}:options.${n}`),
+        hasKey(`${ns}:options.${n}`),
       );
       if (named && !destroyed && !touched && gameSelect.value === id) build();
     });
@@ -1278,7 +1286,7 @@ function matchScreen(main, matchId) {
     els.result.className = `result-banner result-${info.kind}`;
     els.result.dataset.result = info.kind;
     // Reasons are shown only when a catalogue (core or the game's) has words for them.
-    const reason = r.reason ? t(`reason.${r.reason}`, null, { ns: game(), fallback: '' }) : '';
+    const reason = r.reason ? t(`reason.${r.reason}`, null, { ns: catalogueOf(game()), fallback: '' }) : '';
     els.result.replaceChildren(
       seal('result-seal'),
       h(
@@ -1609,15 +1617,18 @@ function matchScreen(main, matchId) {
     m.summaryKey = key;
     m.summary = sm;
     if (first && sm.game) {
-      ensureNamespace(sm.game).then(() => {
-        // The result's reason may be worded by the game's catalogue (e.g. combat's
-        // reason.cards_out): say it now that the strings are in.
-        if (!m.destroyed) renderResult();
-        if (!m.destroyed && m.view && m.board) {
-          // Strings of the game's namespace just arrived: redraw the board with them.
-          m.board.update(m.view);
-        }
-      });
+      ensureGames()
+        .then(() => catalogueOf(sm.game) && ensureNamespace(catalogueOf(sm.game)))
+        .then(() => {
+          // The result's reason may be worded by the game's catalogue (e.g. combat's
+          // reason.cards_out): say it now that the strings are in.
+          if (!m.destroyed) renderResult();
+          if (!m.destroyed && m.view && m.board) {
+            // Strings of the game's namespace just arrived: redraw the board with them.
+            m.board.update(m.view);
+          }
+        })
+        .catch(() => {}); // a 401 signs the player out through the shell (onUnauthorized)
     }
     if (!m.view) {
       renderAll();
@@ -1765,8 +1776,8 @@ function matchScreen(main, matchId) {
     if (m.boardLoading) return; // the mount in flight picks up m.view when done
     const token = ++m.boardToken;
     const gameId = doc.game || game();
-    const loading = Promise.all([loadBoard(gameId), ensureNamespace(gameId)])
-      .then(([board]) => {
+    const loading = loadBoard(gameId)
+      .then((board) => {
         if (m.destroyed || token !== m.boardToken) return;
         destroyBoard();
         els.boardHost.replaceChildren();
@@ -1774,7 +1785,7 @@ function matchScreen(main, matchId) {
         els.boardHost.append(host);
         const current = m.view;
         const ctx = {
-          t: translatorFor(gameId),
+          t: translatorFor(board.ns),
           act: ctxAct,
           seat: current.seat ?? null,
           matchId: m.id,

@@ -20,7 +20,6 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const RED = '#b3261e';
 const INK = '#1b1b1b';
 const GREY = '#6b6b6b';
-const LENGTH_UNIT = { duel: 'slots', duell: 'duels', combat: 'battles', parbaj: 'rounds' };
 
 let cssLoaded = false;
 function loadCss() {
@@ -257,7 +256,7 @@ export function labScreen(main, shell) {
         const sel = h(
           'select',
           { id: `lab-bot-${letter}`, name: `bot_${letter}` },
-          meta.levels.map((lv) => h('option', { value: lv, selected: (old[i] || (i === 0 ? 'strong' : 'random')) === lv }, tl(`lab.level.${lv}`, null, { fallback: lv }))),
+          (g.bot_levels || meta.levels).map((lv) => h('option', { value: lv, selected: (old[i] || (i === 0 ? 'strong' : 'random')) === lv }, tl(`lab.level.${lv}`, null, { fallback: lv }))),
         );
         row.append(h('div', { class: 'lab-seat' }, h('label', { for: `lab-bot-${letter}` }, tl('lab.seat', { seat: letter })), sel));
       }
@@ -423,7 +422,11 @@ export function labScreen(main, shell) {
     function drawReport(run) {
       const report = run.report;
       if (!report) return;
-      const unit = tl(`lab.unit.${LENGTH_UNIT[report.game]}`);
+      // The game's own words (GET /api/lab/meta: its lab profile), translated when the
+      // catalogue knows them.
+      const lab = meta?.games.find((g) => g.id === report.game)?.lab || {};
+      const unitWord = lab.length_unit || 'decisions';
+      const unit = tl(`lab.unit.${unitWord}`, null, { fallback: unitWord });
       const parts = [
         h('h2', { id: 'lab-report-title' }, tl('lab.report_title', { game: report.game_name, games: report.spec.games })),
         h(
@@ -468,7 +471,7 @@ export function labScreen(main, shell) {
           const u = r[key];
           const items = Object.entries(u.items);
           if (!items.length) continue;
-          const title = key === 'moves' ? tl(`lab.moves_${report.game}`) : tl('lab.actions');
+          const title = key === 'moves' ? tl(`lab.moves_${report.game}`, null, { fallback: lab.moves || key }) : tl('lab.actions');
           parts.push(h('h4', {}, title));
           parts.push(
             table(`lab-${key}-${rs.label}`, title, [tl('lab.col_move'), tl('lab.col_uses'), tl('lab.col_share'), tl('lab.col_ci'), tl('lab.col_used_in'), tl('lab.col_ci'), tl('lab.col_win_used'), tl('lab.col_win_not'), tl('lab.col_contribution'), tl('lab.col_flags')],

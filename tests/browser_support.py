@@ -67,7 +67,7 @@ def run_server(data_dir: Path, env: dict, startup_seconds: float = 120):
     log_path = data_dir / "server.log"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    log = open(log_path, "wb")
+    log = open(log_path, "wb")  # noqa: SIM115  (the server's stdout for its whole life)
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -5,8 +5,16 @@ import uuid
 from fastapi import APIRouter, Depends, Request
 
 from app.api.schemas import ERRORS, CredentialsIn, GuestIn, PasswordChangeIn, TokenOut, UserOut
-from app.auth import (User, current_user, hash_password, issue_token, new_guest, revoke,
-                      verify_password, write_status)
+from app.auth import (
+    User,
+    current_user,
+    hash_password,
+    issue_token,
+    new_guest,
+    revoke,
+    verify_password,
+    write_status,
+)
 from app.db import accounts
 from app.errors import ApiError
 from app.services import Services, get_services

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from app.api.schemas import ERRORS, Strict
 from app.auth import User, current_user
-from app.live import bots
+from app.live import bots, limits
 from app.live.store import summary
+from app.ratelimit import client_address
 from app.services import Services, get_services
 
 router = APIRouter(prefix="/api", tags=["bots"], responses=ERRORS)
@@ -34,8 +35,9 @@ async def bot_levels():
 
 @router.post("/bots/matches",
              summary="Play the computer: a match with you at seat A and computer players")
-async def play_computer(body: PlayComputerIn, user: User = Depends(current_user),
+async def play_computer(body: PlayComputerIn, request: Request, user: User = Depends(current_user),
                         svc: Services = Depends(get_services)):
+    await limits.count_match_creation(svc, user, client_address(request))
     doc = await bots.play_computer(svc, user, body.game, body.options, body.level, body.bots)
     return summary(doc)
 

@@ -19,7 +19,14 @@ from app.db import decks as db
 from app.errors import ApiError
 from app.services import Services, get_services
 from games.parbaj.cardpool import POOL, card_text
-from games.parbaj.decks import DeckTextError, Problem, deck_from_text, deck_to_text, sort_key, validate_deck
+from games.parbaj.decks import (
+    DeckTextError,
+    Problem,
+    deck_from_text,
+    deck_to_text,
+    sort_key,
+    validate_deck,
+)
 
 router = APIRouter(tags=["parbaj decks"], responses=ERRORS)
 
@@ -200,13 +207,14 @@ async def _create(svc: Services, user: User, name: str, cards: list[str]) -> dic
     problems = validate_deck(cards)
     if problems:
         raise InvalidDeck(problems)
-    if await db.count_decks(svc.maker, user.id) >= MAX_DECKS_PER_USER:
-        raise ApiError("too_many_decks", f"You can keep at most {MAX_DECKS_PER_USER} decks; "
-                                         f"delete one first.")
     try:
-        return _deck_out(await db.create_deck(svc.maker, user.id, name, _sorted(cards)))
+        return _deck_out(await db.create_deck(svc.maker, user.id, name, _sorted(cards),
+                                              limit=MAX_DECKS_PER_USER))
     except db.DeckNameTaken:
         raise _name_taken(name) from None
+    except db.TooManyDecks:
+        raise ApiError("too_many_decks", f"You can keep at most {MAX_DECKS_PER_USER} decks; "
+                                         f"delete one first.") from None
 
 
 # ------------------------------------------------------------------------------------------

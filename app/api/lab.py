@@ -8,14 +8,14 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
 from pydantic import Field
 
+from app.api.games import describe
 from app.api.schemas import ERRORS, Strict
 from app.auth import User, require_role
 from app.errors import ApiError
 from app.lab import render, service
-from app.lab.spec import GAMES_WITH_LINEUPS, LabSpec, SpecError, all_lineups, check
+from app.lab.spec import LabSpec, SpecError, check
 from app.services import Services, get_services
-from games.bots import LEVELS
-from games.registry import all_games
+from games.registry import all_infos
 
 router = APIRouter(prefix="/api/lab", tags=["lab"], responses=ERRORS)
 lab_user = require_role("organiser", "admin")
@@ -47,13 +47,14 @@ def _visible(run: dict | None, user: User) -> dict:
 
 @router.get("/meta", summary="What a lab run may use: games, bot levels, lineups, limits")
 async def meta(_: User = Depends(lab_user), svc: Services = Depends(get_services)):
+    infos = all_infos()
     return {
         "max_games": svc.settings.lab_max_games,
-        "levels": list(LEVELS),
-        "games": [{"id": g.id, "name": g.name, "min_players": g.min_players,
-                   "max_players": g.max_players, "options_schema": g.options_schema(),
-                   "lineup": GAMES_WITH_LINEUPS.get(g.id), "lineups": all_lineups(g.id)}
-                  for g in all_games()],
+        # Every level of any game (each game's own are its bot_levels).
+        "levels": list(dict.fromkeys(lv for i in infos for lv in i.levels)),
+        # GET /api/games entries, with the lineups the lab can assign.
+        "games": [{**describe(i), "lineup": i.lab.lineup, "lineups": i.lab.lineups()}
+                  for i in infos],
     }
 
 

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 
 from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn
 from app.auth import User, current_user, optional_user
 from app.db import accounts, history
 from app.errors import ApiError
-from app.live import service
+from app.live import limits, service
 from app.live.store import summary
+from app.ratelimit import client_address
 from app.secret_options import record_for, without_secrets
 from app.services import Services, get_services
 from games.base import OMNISCIENT
@@ -19,8 +20,9 @@ router = APIRouter(prefix="/api/matches", tags=["matches"], responses=ERRORS)
 
 
 @router.post("", summary="Create a match; the creator takes seat A")
-async def create_match(body: CreateMatchIn, user: User = Depends(current_user),
+async def create_match(body: CreateMatchIn, request: Request, user: User = Depends(current_user),
                        svc: Services = Depends(get_services)):
+    await limits.count_match_creation(svc, user, client_address(request))
     doc = await svc.store.create(body.game, body.options, user.public())
     return summary(doc)
 

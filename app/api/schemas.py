@@ -61,12 +61,26 @@ class ActionIn(Strict):
     client_seq: int | None = Field(default=None, ge=1, description="Idempotency key, increasing per seat")
 
 
+class GameLabOut(BaseModel):
+    length_unit: str = Field(description="What the lab's game length counts (plural), e.g. duels")
+    moves: str = Field(description="What the lab counts as moves, e.g. cards played")
+    lineup: str | None = Field(description="What the lab assigns each seat (duellist, deck), "
+                                           "or null")
+
+
 class GameOut(BaseModel):
     id: str
     name: str
     min_players: int
     max_players: int
     options_schema: dict
+    simultaneous: bool = Field(description="Several seats may be to act at once")
+    board: str | None = Field(description="Board module static/games/<board>.js and catalogue "
+                                          "static/i18n/<lang>/<board>.json; null: the generic "
+                                          "board")
+    rules: str = Field(description="The rules page in the repository")
+    bot_levels: list[str] = Field(description="Computer players' levels, weakest first")
+    lab: GameLabOut
 
 
 class ErrorBody(BaseModel):

@@ -23,10 +23,8 @@ from app.db import tournaments as db
 from app.errors import ApiError
 from app.live import bots as live_bots
 from app.services import Services, get_services
-from app.tournaments import core
+from app.tournaments import core, service, views
 from app.tournaments import lifecycle as L
-from app.tournaments import service
-from app.tournaments import views
 from games.parbaj.cardpool import POOL
 from games.parbaj.decks import validate_deck
 
@@ -55,7 +53,8 @@ class SettingsIn(Strict):
     top_cut: int | None = Field(default=None, description="Swiss top cut: 0, 2, 4, 8, 16, 32 or 64")
     top_cut_best_of: int | None = None
     grand_final_reset: bool | None = None
-    cap: int | None = Field(default=None, description="Places (2-1024); null: no limit. Later sign-ups wait on the waitlist")
+    cap: int | None = Field(default=None, description="Places (2-1024); null: no limit. "
+                                                      "Later sign-ups wait on the waitlist")
     pairing: Literal["auto", "manual"] | None = None
     round_break_seconds: int | None = Field(default=None, description="Pause before automatic pairing (disputes)")
     noshow_seconds: int | None = Field(default=None, description="No move this long after the start: the match is lost")

@@ -1,7 +1,7 @@
 """SQL for accounts, ratings, reports, notes and the audit log."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
@@ -13,7 +13,7 @@ from app.db.models import AuditEntry, Match, MatchNote, MatchSeat, Rating, Repor
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _like(text: str) -> str:
@@ -26,8 +26,8 @@ def _utc(d: datetime | None) -> datetime | None:
     if d is None:
         return None
     if d.tzinfo is None:
-        return d.replace(tzinfo=timezone.utc)
-    return d.astimezone(timezone.utc)
+        return d.replace(tzinfo=UTC)
+    return d.astimezone(UTC)
 
 
 class NameTaken(Exception):

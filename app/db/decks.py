@@ -7,11 +7,11 @@ someone else's deck exists.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import Deck
 
@@ -20,13 +20,17 @@ class DeckNameTaken(Exception):
     """The owner already has a deck with that name (unique (user_id, name))."""
 
 
+class TooManyDecks(Exception):
+    """The owner already has the most decks allowed."""
+
+
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _iso(d: datetime) -> str:
     if d.tzinfo is None:  # SQLite gives naive datetimes back
-        d = d.replace(tzinfo=timezone.utc)
+        d = d.replace(tzinfo=UTC)
     return d.isoformat().replace("+00:00", "Z")
 
 
@@ -46,12 +50,6 @@ async def list_decks(maker: async_sessionmaker, user_id: str) -> list[dict]:
         return [as_dict(r) for r in rows]
 
 
-async def count_decks(maker: async_sessionmaker, user_id: str) -> int:
-    async with maker() as session:
-        return (await session.execute(
-            select(func.count()).select_from(Deck).where(Deck.user_id == user_id))).scalar_one()
-
-
 async def names(maker: async_sessionmaker, user_id: str) -> set[str]:
     async with maker() as session:
         return set((await session.execute(select(Deck.name).where(Deck.user_id == user_id))).scalars())
@@ -65,13 +63,33 @@ async def get_deck(maker: async_sessionmaker, user_id: str, deck_id: str) -> dic
         return as_dict(row)
 
 
-async def create_deck(maker: async_sessionmaker, user_id: str, name: str, cards: list[str]) -> dict:
+async def _lock_owner(session: AsyncSession, user_id: str) -> None:
+    """Serialise deck creations per owner until the transaction ends. Postgres: an advisory
+    lock on the owner's id (guests have no ``users`` row to lock). SQLite lets one writer in
+    at a time, so there the insert that follows is the lock."""
+    if session.bind.dialect.name == "postgresql":
+        await session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
+                              {"key": f"decks:{user_id}"})
+
+
+async def create_deck(maker: async_sessionmaker, user_id: str, name: str, cards: list[str],
+                      limit: int | None = None) -> dict:
+    """Save a new deck. With ``limit``, raises ``TooManyDecks`` when the owner would have
+    more: the count is taken inside the inserting transaction, after the owner is locked, so
+    concurrent saves cannot pass the limit together."""
     now = _now()
     row = Deck(id=new_id(), user_id=user_id, name=name, cards=list(cards), created_at=now,
                updated_at=now)
     try:
         async with maker() as session, session.begin():
+            await _lock_owner(session, user_id)
             session.add(row)
+            await session.flush()
+            if limit is not None:
+                have = (await session.execute(select(func.count()).select_from(Deck).where(
+                    Deck.user_id == user_id))).scalar_one()
+                if have > limit:
+                    raise TooManyDecks(user_id)  # leaving the block rolls the insert back
     except IntegrityError:
         raise DeckNameTaken(name) from None
     return as_dict(row)

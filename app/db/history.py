@@ -5,8 +5,7 @@ write is idempotent and a match row only moves forward in version.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any
+from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -17,14 +16,14 @@ from app.db.session import json_text
 
 
 def _ts(t: float | None) -> datetime | None:
-    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc)
+    return None if t is None else datetime.fromtimestamp(t, tz=UTC)
 
 
 def _iso(d: datetime | None) -> str | None:
     if d is None:
         return None
     if d.tzinfo is None:  # SQLite gives naive datetimes back
-        d = d.replace(tzinfo=timezone.utc)
+        d = d.replace(tzinfo=UTC)
     return d.isoformat().replace("+00:00", "Z")
 
 
@@ -185,7 +184,7 @@ async def _rate(session: AsyncSession, h: dict) -> None:
     if len(seats) < 2 or any(u is None or u.is_guest for u in users):
         return
     model = PlackettLuce()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     rows = []
     for s in seats:
         r = await session.get(Rating, (s["user"]["id"], h["game"]))

@@ -8,7 +8,7 @@ committed row, and the audit entries of a change are written in the same transac
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -20,14 +20,14 @@ WRITABLE = ("name", "status", "settings", "entrants", "state", "meta")
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _iso(d: datetime | None) -> str | None:
     if d is None:
         return None
     if d.tzinfo is None:  # SQLite gives naive datetimes back
-        d = d.replace(tzinfo=timezone.utc)
+        d = d.replace(tzinfo=UTC)
     return d.isoformat().replace("+00:00", "Z")
 
 
@@ -107,7 +107,7 @@ async def standings_after(maker: async_sessionmaker, tournament_id: str,
     if rounds is not None:
         stmt = stmt.where(TournamentStandings.round.in_(rounds))
     async with maker() as session:
-        return {r: rows for r, rows in (await session.execute(stmt)).all()}
+        return dict((await session.execute(stmt)).all())
 
 
 async def list_events(maker: async_sessionmaker, *, status: str | None = None,

@@ -19,7 +19,9 @@ from app.lab.spec import LabSpec, SpecError, check, parse_json, parse_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", help="game id: duel, duell, combat, parbaj")
+    from games.registry import ids
+
+    p.add_argument("game", help=f"game id: {', '.join(ids())}")
     p.add_argument("--games", type=int, default=1000, help="matches per rule set (default 1000)")
     p.add_argument("--bots", default="strong,random",
                    help="bot level per seat, comma-separated (random, strong); default strong,random")
@@ -32,9 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vary", action="append", default=[], metavar="OPTION=V1,V2",
                    help="cycle an option over values (JSON each), e.g. --vary variant='\"basic\",\"extra\"'")
     p.add_argument("--lineups", default=None,
-                   help="duellists (duel) or starter decks (parbaj) to pair, comma-separated, or 'all'")
+                   help="what the seats bring, to pair (duel: duellists, parbaj: starter decks), "
+                        "comma-separated, or 'all'")
     p.add_argument("--budget", type=int, default=None, help="strong bots' thinking budget")
-    p.add_argument("--seats", type=int, default=2, help="seats (combat: 2-6)")
+    p.add_argument("--seats", type=int, default=2, help="seats (up to the game's most)")
     p.add_argument("--no-rotate", action="store_true",
                    help="keep each bot on its seat (default: bots take turns on every seat)")
     p.add_argument("--out", default=None, help="write OUT.json and OUT.html")

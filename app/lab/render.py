@@ -5,11 +5,29 @@ from __future__ import annotations
 import html
 import json
 
-MOVE_WORDS = {"duel": "techniques performed", "duell": "cards played", "combat": "moves",
-              "parbaj": "cards used"}
-LENGTH_WORDS = {"duel": "slots", "duell": "duels", "combat": "battles", "parbaj": "rounds"}
-LINEUP_WORDS = {"duel": "duellist", "parbaj": "deck"}
+from games.lab import LabProfile
+from games.registry import get_info
+
 INK, RED, GREY, PAPER = "#1b1b1b", "#b3261e", "#6b6b6b", "#f4efe6"
+
+
+def _lab(game_id: str) -> LabProfile:
+    """The game's words for its moves, length and lineups (its lab profile); a report of a
+    game no longer registered gets the plain ones."""
+    info = get_info(game_id)
+    return info.lab if info is not None else LabProfile()
+
+
+def move_word(game_id: str) -> str:
+    return _lab(game_id).moves
+
+
+def length_word(game_id: str) -> str:
+    return _lab(game_id).length_unit
+
+
+def lineup_word(game_id: str) -> str:
+    return _lab(game_id).lineup or "lineup"
 
 
 def pct(x: float | None, digits: int = 1) -> str:
@@ -50,7 +68,7 @@ def header_lines(report: dict) -> list[str]:
 def _outcome_rows(report: dict, r: dict) -> list[tuple[str, dict]]:
     rows = [(f"seat {s}", v) for s, v in r["seats"].items()]
     rows += [(f"bot {b}", v) for b, v in r["bots"].items()]
-    word = LINEUP_WORDS.get(report["game"], "lineup")
+    word = lineup_word(report["game"])
     rows += [(f"{word} {k}", v) for k, v in r["lineups"].items()]
     return rows
 
@@ -74,11 +92,11 @@ def text(report: dict) -> str:
         else:
             out.append("first player: none (the game's decisions are simultaneous)")
         ln, dn = r["length"], r["decisions"]
-        out.append(f"length ({LENGTH_WORDS[game]}): mean {num(ln['mean'])} [{num(ln['lo'])}, "
+        out.append(f"length ({length_word(game)}): mean {num(ln['mean'])} [{num(ln['lo'])}, "
                    f"{num(ln['hi'])}], p50 {ln['p50']}, p90 {ln['p90']}; decisions: mean "
                    f"{num(dn['mean'])}, p50 {dn['p50']}, p90 {dn['p90']}")
         out.append("endings: " + ", ".join(f"{k} {v}" for k, v in r["reasons"].items()))
-        for key, title in (("moves", MOVE_WORDS[game]), ("actions", "actions")):
+        for key, title in (("moves", move_word(game)), ("actions", "actions")):
             u = r[key]
             if not u["items"]:
                 continue
@@ -99,7 +117,7 @@ def text(report: dict) -> str:
                            f"length {num(v['length']['mean'])}; {seats}")
         if r["lineup_matrix"]:
             names = list(r["lineup_matrix"])
-            out += ["", f"-- Win% of the row {LINEUP_WORDS.get(game, 'lineup')} against the column "
+            out += ["", f"-- Win% of the row {lineup_word(game)} against the column "
                         "(both seats)", " " * 12 + "".join(f"{n[:9]:>10}" for n in names)]
             for a in names:
                 cells = "".join(
@@ -114,14 +132,14 @@ def text(report: dict) -> str:
         for b, d in c["bots"].items():
             out.append(f"win% bot {b}: {dci(d)}")
         for k, d in c["lineups"].items():
-            out.append(f"win% {LINEUP_WORDS.get(game, 'lineup')} {k}: {dci(d)}")
+            out.append(f"win% {lineup_word(game)} {k}: {dci(d)}")
         out.append(f"draw rate: {dci(c['draws'])}")
         if c["first_player"]:
             out.append(f"first player win%: {dci(c['first_player'])}")
         ld = c["length"]
         if ld["diff"] is not None:
             out.append(f"mean length: {ld['diff']:+.2f} [{ld['lo']:+.2f}, {ld['hi']:+.2f}] "
-                       f"{LENGTH_WORDS[game]}")
+                       f"{length_word(game)}")
         for m, d in c["moves"].items():
             out.append(f"share of {m}: {dci(d['share'])}")
     if "timing" in report:
@@ -282,12 +300,12 @@ def _rule_set_html(report: dict, rs: dict) -> str:
     else:
         facts.append("No first player: the game's decisions are simultaneous.")
     ln = r["length"]
-    facts.append(f"Length: mean {num(ln['mean'])} {LENGTH_WORDS[game]} [{num(ln['lo'])}, "
+    facts.append(f"Length: mean {num(ln['mean'])} {length_word(game)} [{num(ln['lo'])}, "
                  f"{num(ln['hi'])}], median {ln['p50']}, 90th percentile {ln['p90']}.")
     parts.append("<p>" + " ".join(_e(f) for f in facts) + "</p>")
     parts.append(svg_histogram(f"Game length (rule set {rs['label']})", r["length_histogram"],
-                               LENGTH_WORDS[game]))
-    for key, title in (("moves", MOVE_WORDS[game]), ("actions", "actions")):
+                               length_word(game)))
+    for key, title in (("moves", move_word(game)), ("actions", "actions")):
         u = r[key]
         if not u["items"]:
             continue
@@ -309,7 +327,7 @@ def _rule_set_html(report: dict, rs: dict) -> str:
                              for k, v in r["variants"].items()]))
     if r["lineup_matrix"]:
         names = list(r["lineup_matrix"])
-        parts.append(f"<h3>Win % of the row {LINEUP_WORDS.get(game, 'lineup')} against the column</h3>")
+        parts.append(f"<h3>Win % of the row {lineup_word(game)} against the column</h3>")
         parts.append(_table([""] + names, [[_e(a)] + [
             pct(r["lineup_matrix"][a][b]["win_rate"]["rate"], 0) if b in r["lineup_matrix"][a] else "—"
             for b in names] for a in names]))
@@ -349,6 +367,6 @@ def html_page(report: dict, stylesheet: str | None = None) -> str:
         ld = c["length"]
         if ld["diff"] is not None:
             parts.append(f"<p>Mean length: {ld['diff']:+.2f} [{ld['lo']:+.2f}, {ld['hi']:+.2f}] "
-                         f"{LENGTH_WORDS[report['game']]}.</p>")
+                         f"{length_word(report['game'])}.</p>")
     parts.append("</body></html>")
     return "".join(parts)

@@ -12,14 +12,14 @@ from __future__ import annotations
 import math
 import multiprocessing
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable
-
-from games.registry import get_game
 
 from app.lab import stats
 from app.lab.play import play_chunk
 from app.lab.spec import LabSpec, check
+from games import registry
+from games.registry import get_game
 
 Progress = Callable[[int, int], None]
 
@@ -29,6 +29,14 @@ def _chunks(n: int, workers: int) -> list[list[int]]:
     # per-chunk overhead (pickling the spec, the records) stays negligible.
     size = max(1, min(50, math.ceil(n / (workers * 8))))
     return [list(range(a, min(n, a + size))) for a in range(0, n, size)]
+
+
+def spawn_pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes for lab matches (spawned: safe from a server with threads and an
+    event loop), knowing the games registered at run time here too."""
+    return ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=registry.restore, initargs=(registry.added(),))
 
 
 def play_records(spec: LabSpec, workers: int = 1, progress: Progress | None = None,
@@ -50,8 +58,7 @@ def play_records(spec: LabSpec, workers: int = 1, progress: Progress | None = No
         return out
     own = pool is None
     if own:
-        pool = ProcessPoolExecutor(max_workers=workers,
-                                   mp_context=multiprocessing.get_context("spawn"))
+        pool = spawn_pool(workers)
     try:
         futures = {pool.submit(play_chunk, spec_dict, idx, opts): k
                    for k, opts in enumerate(rule_sets) for idx in chunks}

@@ -23,14 +23,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import multiprocessing
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app.lab.play import play_chunk
-from app.lab.runner import _chunks, build_report
+from app.lab.runner import _chunks, build_report, spawn_pool
 from app.lab.spec import LabSpec
 
 log = logging.getLogger("duelhall.lab")
@@ -57,7 +55,7 @@ class LabBusy(Exception):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _keys(svc, run_id: str | None = None, user_id: str | None = None) -> dict:
@@ -162,8 +160,7 @@ async def _run(svc, user_id: str, spec: LabSpec, status: dict) -> None:
             await _save(svc, status)
             t0 = time.perf_counter()
             workers = max(1, svc.settings.lab_workers)
-            pool = ProcessPoolExecutor(max_workers=workers,
-                                       mp_context=multiprocessing.get_context("spawn"))
+            pool = spawn_pool(workers)
             records = await _play(svc, pool, spec, workers, status)
             rep = build_report(spec, records)
             rep["timing"] = {"seconds": time.perf_counter() - t0, "workers": workers}

@@ -10,9 +10,10 @@ the same whatever the number of worker processes.
 * ``options``: the rule options of every match; ``vary``: option -> list of values, cycled
   over the matches (every combination, in order), reported as separate variants.
 * ``lineups``: what each seat brings, assigned by the lab rather than chosen by the bot —
-  Duel duellists, Párbaj starter decks. ``None`` lets the bots choose (Párbaj: every starter
-  deck); match ``i`` takes ordered pairing ``i mod (number of pairings)``. Mirror pairings are
-  left out for Párbaj (a deck is measured "against the field") and kept for Duel.
+  Duel duellists, Párbaj starter decks (the game's lab profile, ``GameInfo.lab``). ``None``
+  lets the bots choose (a game measured "against the field", Párbaj: every lineup); match
+  ``i`` takes ordered pairing ``i mod (number of pairings)``. Mirror pairings are left out
+  against the field and kept otherwise (Duel).
 * ``compare``: a second options object; the run is then played twice (same seeds, same
   lineups) and the report shows both and their differences.
 * ``budget``: the strong bots' thinking budget (``None``: each game's default).
@@ -26,11 +27,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from games.base import GameError, seat_names
-from games.bots import LEVELS
-from games.registry import get_game
+from games.bots import levels
+from games.registry import get_info
 
 MAX_GAMES = 100_000  # the command line; the web page has its own, lower limit (settings)
-GAMES_WITH_LINEUPS = {"duel": "duellist", "parbaj": "deck"}
 
 
 class SpecError(ValueError):
@@ -55,7 +55,7 @@ class LabSpec:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "LabSpec":
+    def from_dict(cls, d: dict) -> LabSpec:
         return cls(**d)
 
     # ---- derived, per match ---------------------------------------------------------
@@ -89,14 +89,14 @@ class LabSpec:
 
     def pairings(self) -> list[tuple[str, ...]]:
         """Ordered lineups, one entry per seat; [()] when the game has none."""
-        kind = GAMES_WITH_LINEUPS.get(self.game)
-        if kind is None or self.seats != 2:
+        lab = get_info(self.game).lab
+        if lab.lineup is None or self.seats != 2:
             return [()]
         names = self.lineups if self.lineups is not None else (
-            all_lineups(self.game) if self.game == "parbaj" else None)
+            lab.lineups() if lab.lineups_against_field else None)
         if not names:
             return [()]
-        mirrors = self.game != "parbaj" or len(names) == 1
+        mirrors = not lab.lineups_against_field or len(names) == 1
         return [(a, b) for a in names for b in names if mirrors or a != b]
 
     def _pairings_count(self) -> int:
@@ -109,15 +109,8 @@ class LabSpec:
 
 
 def all_lineups(game_id: str) -> list[str]:
-    if game_id == "duel":
-        from games.duel.tables import DUELLISTS
-
-        return list(DUELLISTS)
-    if game_id == "parbaj":
-        from games.parbaj.cardpool import POOL
-
-        return list(POOL.decks)
-    return []
+    info = get_info(game_id)
+    return info.lab.lineups() if info is not None else []
 
 
 def _options_error(game, opts: dict, n_seats: int, what: str) -> None:
@@ -133,18 +126,20 @@ def _options_error(game, opts: dict, n_seats: int, what: str) -> None:
 
 def check(spec: LabSpec, max_games: int = MAX_GAMES) -> LabSpec:
     """Raise ``SpecError`` with a clear sentence for anything that cannot be run."""
-    game = get_game(spec.game)
-    if game is None:
+    info = get_info(spec.game)
+    if info is None:
         raise SpecError(f"There is no game '{spec.game}'.")
+    game = info.game
     if not isinstance(spec.games, int) or not 1 <= spec.games <= max_games:
         raise SpecError(f"The number of games must be from 1 to {max_games}.")
     if not isinstance(spec.seats, int) or not game.min_players <= spec.seats <= game.max_players:
         raise SpecError(f"{game.name} is for {game.min_players}-{game.max_players} players.")
     if not spec.bots or len(spec.bots) > spec.seats:
         raise SpecError(f"Give one bot level per seat ({spec.seats}), or one for all.")
+    known = levels(spec.game)
     for b in spec.bots:
-        if b not in LEVELS:
-            raise SpecError(f"Unknown bot level '{b}': use one of {', '.join(LEVELS)}.")
+        if b not in known:
+            raise SpecError(f"Unknown bot level '{b}': use one of {', '.join(known)}.")
     if spec.budget is not None and (not isinstance(spec.budget, int) or not 1 <= spec.budget <= 10_000):
         raise SpecError("The budget must be a whole number from 1 to 10000.")
     if not isinstance(spec.seed, int):
@@ -160,7 +155,7 @@ def check(spec: LabSpec, max_games: int = MAX_GAMES) -> LabSpec:
                 raise SpecError("The rule set to compare must be a JSON object.")
             _options_error(game, {**spec.compare, **variant}, spec.seats, "Compared options")
     if spec.lineups is not None:
-        kind = GAMES_WITH_LINEUPS.get(spec.game)
+        kind = info.lab.lineup
         if kind is None:
             raise SpecError(f"{game.name} has no lineups (duellists or decks) to assign.")
         known = all_lineups(spec.game)

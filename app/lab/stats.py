@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
+from games.registry import get_info
+
 Z = 1.959963984540054  # two-sided 95%
 RARE_SHARE = 0.02
 DOMINANT_MARGIN = 0.10
@@ -99,24 +101,10 @@ def _record(c: dict) -> dict:
 
 
 def catalogue(game_id: str, lineups: set[str]) -> list[str]:
-    """The moves a match of this game could have used (for the "never used" flag)."""
-    if game_id == "duel":
-        from games.duel.tables import TECHNIQUES
-
-        return [t for t in TECHNIQUES if t != "wait"]
-    if game_id == "duell":
-        from games.duell.tables import CARD_VALUES
-
-        return [str(v) for v in CARD_VALUES]
-    if game_id == "parbaj":
-        from games.parbaj.cardpool import POOL
-
-        cards: set[str] = set()
-        for name in lineups:
-            if name in POOL.decks:
-                cards |= set(POOL.decks[name]["cards"])
-        return sorted(cards)
-    return []
+    """The moves a match of this game could have used (for the "never used" flag): the
+    game's lab profile says (``GameInfo.lab.catalogue``)."""
+    info = get_info(game_id)
+    return info.lab.catalogue(lineups) if info is not None else []
 
 
 def _usage(records: list[dict], key: str, known: list[str]) -> dict:

@@ -44,6 +44,7 @@ from app.live import service
 from app.live.loops import pause
 from app.live.store import Change, now
 from app.live.views import render
+from games import registry
 from games.base import GameError, event
 from games.registry import get_game
 
@@ -113,9 +114,7 @@ def bot_input(doc: dict, seat: str) -> dict:
 
 
 def levels_by_game() -> dict[str, list[str]]:
-    from games.registry import all_games
-
-    return {g.id: list(game_bots.levels(g.id)) for g in all_games()}
+    return {info.id: list(info.levels) for info in registry.all_infos()}
 
 
 # ------------------------------------------------------------------------------ lobby
@@ -150,7 +149,8 @@ async def add_computer(svc, match_id: str, user: User, level: str) -> dict:
 
 
 # ------------------------------------------------------------------------------ the runner
-def _warm_worker() -> None:
+def _warm_worker(added: dict) -> None:
+    registry.restore(added)  # the games registered at run time in the server process
     game_bots.levels("duel")  # build the registry once per worker, not on its first move
 
 
@@ -256,7 +256,9 @@ class BotRunner:
     @staticmethod
     def needs_turn(doc: dict) -> bool:
         if doc["status"] == "live" and doc.get("state") is not None:
-            pending = get_game(doc["game"]).pending(doc["state"])
+            game = get_game(doc["game"])
+            assert game is not None  # a stored match's game is registered
+            pending = game.pending(doc["state"])
             return any(is_bot(s["user"]) and s["seat"] in pending for s in doc["seats"])
         if doc["status"] == "open":
             humans = [s for s in doc["seats"] if s["user"] and not is_bot(s["user"])]
@@ -300,6 +302,7 @@ class BotRunner:
         """Play every bot seat pending in ``doc``. Returns whether the match moved (by this
         round or by whoever beat it to it), i.e. whether to look again."""
         game = get_game(doc["game"])
+        assert game is not None  # a stored match's game is registered
         pending = game.pending(doc["state"])
         seats = [s for s in doc["seats"] if is_bot(s["user"]) and s["seat"] in pending]
         if not seats:
@@ -385,7 +388,7 @@ class BotRunner:
                                               view, random.Random(seed))
                 return await asyncio.wait_for(future, budget), "chosen"
             self.stats["fallback:no_time"] += 1
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.stats["fallback:slow"] += 1
             log.info("bot too slow, playing random", extra={"match": doc["id"], "level": level})
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool next time
@@ -413,7 +416,7 @@ class BotRunner:
                 # copied into the worker mid-flight.
                 self._executor = ProcessPoolExecutor(
                     workers, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_warm_worker)
+                    initializer=_warm_worker, initargs=(registry.added(),))
         return self._executor
 
     # ---- open tables -------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from app.errors import ApiError
 from app.live import metrics
@@ -17,7 +18,7 @@ log = logging.getLogger("duelhall.clocks")
 async def fire_due(store: MatchStore, hub=None, limit: int = 100, on_change=None) -> int:
     """Fire every expired deadline once; returns how many matches changed. ``on_change(doc)``
     is awaited after each change this call made (the process's match observers)."""
-    due = await store.r.zrangebyscore(store.k.deadlines, "-inf", now(), start=0, num=limit)
+    due: Any = await store.r.zrangebyscore(store.k.deadlines, "-inf", now(), start=0, num=limit)
     fired = 0
     for mid in due:
         try:

@@ -241,7 +241,7 @@ class Hub:
             return
         oldest = min(_seen(c, doc) for c in group)
         if known is not None and oldest == doc["version"] - 1:
-            batches = [{"version": v, "events": e} for v, e in known.items()]
+            batches: list[dict] = [{"version": v, "events": e} for v, e in known.items()]
         else:
             batches = await self.store.events_since(doc["id"], oldest)
         rendered: dict[tuple, str] = {}
@@ -312,7 +312,7 @@ def parse_json(text: str):
     return json.loads(text)
 
 
-def _seen(conn: "Conn", doc: dict) -> int:
+def _seen(conn: Conn, doc: dict) -> int:
     """The version after which ``conn`` needs events. A socket whose opening view has not gone
     out yet (last_seq 0) gets exactly what that view carries, the latest change's events: its
     first message must not depend on whether a fan-out or the opening send got there first."""

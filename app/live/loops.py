@@ -10,5 +10,5 @@ async def pause(stop: asyncio.Event, seconds: float) -> None:
     leave its connection, and on SQLite the write lock, to the garbage collector)."""
     try:
         await asyncio.wait_for(stop.wait(), seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass

@@ -21,15 +21,18 @@ import asyncio
 import collections
 import hashlib
 import ssl
+from collections.abc import Sequence
+from typing import Any, cast
 
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError, TimeoutError
 
 
-def pack(args) -> bytes:
+def pack(args: Sequence[Any]) -> bytes:
     """A command in RESP: an array of bulk strings (hiredis does it in C)."""
-    return hiredis.pack_command(tuple(args))
+    packed: bytes = hiredis.pack_command(tuple(args))
+    return packed
 
 
 class _Line(asyncio.Protocol):
@@ -37,7 +40,7 @@ class _Line(asyncio.Protocol):
         self.loop = loop
         self.timeout = timeout
         self.reader = hiredis.Reader(encoding="utf-8", replyError=ResponseError)
-        self.waiting: collections.deque[asyncio.Future] = collections.deque()
+        self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         self.out: list[bytes] = []
         self.flush_soon = False
         self.transport: asyncio.Transport | None = None
@@ -48,8 +51,8 @@ class _Line(asyncio.Protocol):
         self.watchdog: asyncio.TimerHandle | None = None
 
     # ---------------------------------------------------------------- asyncio.Protocol
-    def connection_made(self, transport) -> None:
-        self.transport = transport
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # a stream connection's
 
     def data_received(self, data: bytes) -> None:
         self.reader.feed(data)
@@ -66,11 +69,11 @@ class _Line(asyncio.Protocol):
             else:
                 fut.set_result(reply)
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         self._fail(self.error or ConnectionError(f"Redis connection lost: {exc or 'closed'}"))
 
     # ---------------------------------------------------------------- calls
-    def call(self, args) -> asyncio.Future:
+    def call(self, args: Sequence[Any]) -> asyncio.Future[Any]:
         if self.closed:
             raise self.error or ConnectionError("Redis connection closed")
         fut = self.loop.create_future()
@@ -88,6 +91,7 @@ class _Line(asyncio.Protocol):
     def _flush(self) -> None:
         self.flush_soon = False
         if self.out and not self.closed:
+            assert self.transport is not None  # set on connection, before any call
             self.transport.write(b"".join(self.out))
         self.out.clear()
 
@@ -97,6 +101,7 @@ class _Line(asyncio.Protocol):
             return
         if self.loop.time() - self.progress > self.timeout:
             self.error = TimeoutError(f"Redis did not answer for {self.timeout:g} s")
+            assert self.transport is not None
             self.transport.abort()  # connection_lost fails what is waiting
             self._fail(self.error)
             return
@@ -116,6 +121,7 @@ class _Line(asyncio.Protocol):
         if not self.closed:
             self.error = ConnectionError("Redis connection closed")
             self._fail(self.error)
+            assert self.transport is not None
             self.transport.close()
 
 
@@ -140,10 +146,11 @@ class MultiplexedRedis:
         loop = asyncio.get_running_loop()
         if self._lock_loop is not loop:  # one connect at a time, per event loop (tests make several)
             self._connecting, self._lock_loop = asyncio.Lock(), loop
+        assert self._connecting is not None  # set together with _lock_loop
         async with self._connecting:
-            line = self._line
-            if line is not None and not line.closed and line.loop is loop:
-                return line
+            current = self._line
+            if current is not None and not current.closed and current.loop is loop:
+                return current
             p = self.params
             try:
                 if p.get("path"):
@@ -154,7 +161,9 @@ class MultiplexedRedis:
                         int(p.get("port", 6379)),
                         ssl=ssl.create_default_context() if self.secure else None)
                 _, line = await asyncio.wait_for(connect, self.timeout)
-            except (OSError, asyncio.TimeoutError) as e:
+            # OSError covers wait_for's timeout too (the builtin TimeoutError is an OSError;
+            # the name TimeoutError here is redis-py's).
+            except OSError as e:
                 raise ConnectionError(f"cannot connect to Redis: {e}") from None
             if p.get("password"):
                 auth = [p["username"], p["password"]] if p.get("username") else [p["password"]]
@@ -164,16 +173,16 @@ class MultiplexedRedis:
             self._line = line
             return line
 
-    async def execute(self, *args):
+    async def execute(self, *args: Any) -> Any:
         line = self._line
         if line is None or line.closed or line.loop is not asyncio.get_running_loop():
             line = await self._connect()
         return await line.call(args)
 
-    async def get(self, key: str):
+    async def get(self, key: str) -> Any:
         return await self.execute("GET", key)
 
-    async def run_script(self, source: str, keys: list[str], args: list):
+    async def run_script(self, source: str, keys: list[str], args: list[Any]) -> Any:
         """EVALSHA, or EVAL the first time a server has not seen the script (it keeps it)."""
         sha = self._shas.get(source)
         if sha is None:

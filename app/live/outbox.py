@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import time
+from typing import Any
 
 from redis.exceptions import ResponseError
 
@@ -97,7 +98,7 @@ class OutboxWorker:
         return len(ids)
 
     async def _read(self, start: str, block_ms: int | None):
-        resp = await self.r.xreadgroup(GROUP, self.consumer, {self.stream: start},
+        resp: Any = await self.r.xreadgroup(GROUP, self.consumer, {self.stream: start},
                                        count=self.batch, block=block_ms)
         if not resp:
             return []

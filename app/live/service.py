@@ -11,9 +11,8 @@ between the write and the call, each feature also sweeps for what it missed.
 """
 from __future__ import annotations
 
-import time
-
 import logging
+import time
 
 from app import logs
 from app.auth import User

@@ -21,8 +21,9 @@ import json
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
@@ -169,6 +170,9 @@ class _Commands:
     def expire(self, key: str, seconds: int) -> None:
         self.out.append(["EXPIRE", key, str(int(seconds))])
 
+    def persist(self, key: str) -> None:
+        self.out.append(["PERSIST", key])
+
     def rpush(self, key: str, value: str) -> None:
         self.out.append(["RPUSH", key, self._blob(value)])
 
@@ -205,6 +209,10 @@ class Keys:
 
     def channel(self, mid: str) -> str:
         return f"{self.p}mch:{mid}"
+
+    def hosting(self, user_id: str) -> str:
+        """The open tables a user hosts (scored by creation time): the per-host cap."""
+        return f"{self.p}hosting:{user_id}"
 
 
 def header(doc: dict) -> dict:
@@ -269,6 +277,12 @@ def new_document(game_id: str, options: dict, seats: list[dict], fixed_seats: in
     }
 
 
+def _span(seconds: int) -> str:
+    """'24 hours', '1 hour', '90 minutes': a duration for a sentence."""
+    n, unit = (seconds // 3600, "hour") if seconds % 3600 == 0 else (max(1, seconds // 60), "minute")
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
 def seat_of(doc: dict, user_id: str) -> str | None:
     for s in doc["seats"]:
         if s["user"] and s["user"]["id"] == user_id:
@@ -278,12 +292,18 @@ def seat_of(doc: dict, user_id: str) -> str | None:
 
 class MatchStore:
     def __init__(self, redis: aioredis.Redis, prefix: str = "dh:", finished_ttl: int = 86400,
-                 line=None):
+                 line=None, open_ttl: int = 0, max_open_per_host: int = 0):
         """``line``: a ``MultiplexedRedis`` on the same server for the hot path (the
-        compare-and-set and document reads); without one (embedded mode) redis-py does it."""
+        compare-and-set and document reads); without one (embedded mode) redis-py does it.
+        ``open_ttl``: seconds after which an open table that has not started is aborted (0:
+        never); ``max_open_per_host``: open tables one user may host at once (0: any number)."""
         self.r = redis
         self.k = Keys(prefix)
         self.finished_ttl = finished_ttl
+        self.open_ttl = open_ttl
+        self.max_open_per_host = max_open_per_host
+        # The time open tables expire by (tests move it forward instead of waiting).
+        self.clock: Callable[[], float] = now
         self.line = line
         self._cas_script = redis.register_script(CAS_LUA)
         # match id -> the raw document last written or read here (insertion-ordered: LRU-ish).
@@ -334,8 +354,39 @@ class MatchStore:
         key = {"open": self.k.open, "live": self.k.live}.get(status)
         if key is None:
             return []
-        ids = await self.r.zrevrange(key, 0, limit - 1)
+        if status == "open" and self.open_ttl:
+            await self.expire_open_tables()  # lazily, when somebody looks at the lobby
+            ids = await self.r.zrevrangebyscore(key, "+inf", f"({self._open_cutoff()!r}",
+                                                start=0, num=limit)
+        else:
+            ids = await self.r.zrevrange(key, 0, limit - 1)
         return await self.load_many(ids)
+
+    def _open_cutoff(self) -> float:
+        """Open tables created at or before this time have expired."""
+        return self.clock() - self.open_ttl if self.open_ttl else float("-inf")
+
+    async def expire_open_tables(self, batch: int = 20) -> int:
+        """Abort the (at most ``batch``) oldest open tables past ``open_ttl``; each leaves the
+        lobby and its host's count, and its keys expire like a finished match's. A table whose
+        keys are gone already only loses its lobby entry. Returns how many were handled."""
+        cutoff = self._open_cutoff()
+        ids = await self.r.zrangebyscore(self.k.open, "-inf", cutoff, start=0, num=batch)
+        reason = f"Nobody started this table within {_span(self.open_ttl)}."
+
+        def compute(doc: dict) -> Change:
+            if doc["status"] != "open" or doc["created_at"] > cutoff:  # started meanwhile
+                return Change(doc, write=False)
+            return self._abort(doc, reason)
+
+        for mid in ids:
+            try:
+                await self.mutate(mid, compute)
+            except ApiError as e:
+                if e.code != "not_found":
+                    raise
+                await self.r.zrem(self.k.open, mid)
+        return len(ids)
 
     # ------------------------------------------------------------------ the one write path
     async def mutate(self, mid: str, compute: Callable[[dict], Change],
@@ -363,7 +414,7 @@ class MatchStore:
                 raise ApiError("not_found", "There is no match with that id.")
             try:
                 doc = loads(raw)
-                before = (doc["status"], dict(doc["deadlines"]))
+                before = (doc["status"], dict(doc["deadlines"]), doc["host"])
                 change = compute(doc)
             except ApiError:
                 # A refusal must be decided on the stored document, not on a stale copy.
@@ -398,9 +449,9 @@ class MatchStore:
         raise ApiError("unavailable", "The match is too busy right now; try again.", 503)
 
     def _queue_write(self, pipe, change: Change, before: tuple | None = None) -> None:
-        """``before``: the stored document's (status, deadlines) that this change replaces; the
-        lobby and clock indexes are then touched only where they change (a plain move in a
-        live match without a clock changes neither)."""
+        """``before``: the stored document's (status, deadlines, host) that this change
+        replaces; the lobby, host and clock indexes are then touched only where they change (a
+        plain move in a live match without a clock changes none)."""
         doc = change.doc
         mid = doc["id"]
         k = self.k
@@ -411,6 +462,7 @@ class MatchStore:
         batch = {"version": doc["version"], "events": change.events}
         pipe.rpush(k.events(mid), dumps(batch))
         pipe.ltrim(k.events(mid), -EVENTS_KEPT, -1)
+        self._queue_open_table(pipe, doc, before)
         for rec in change.history:
             pipe.xadd(k.outbox, {"data": dumps(rec)})
         # Lobby indexes, scored by creation time so the newest come first.
@@ -430,6 +482,31 @@ class MatchStore:
                 pipe.zrem(k.deadlines, mid)
         pipe.publish(k.channel(mid), str(doc["version"]))
 
+    def _queue_open_table(self, pipe, doc: dict, before: tuple | None) -> None:
+        """An open table is in its host's index (the per-host cap), and its keys expire
+        ``open_ttl`` plus a finished match's keep after it was made: a backstop, since
+        ``expire_open_tables`` aborts it first when the lobby is read. Once it starts it leaves
+        the index and its keys stay."""
+        k, mid = self.k, doc["id"]
+        was_open = before is not None and before[0] == "open"
+        old_host = before[2] if before is not None and was_open else None
+        if doc["status"] != "open":
+            if was_open:
+                pipe.zrem(k.hosting(old_host), mid)
+                if doc["status"] == "live":
+                    pipe.persist(k.events(mid))  # the document's SET dropped its own expiry
+            return
+        if old_host != doc["host"]:  # new, or the host left and the role passed on
+            if was_open:
+                pipe.zrem(k.hosting(old_host), mid)
+            pipe.zadd(k.hosting(doc["host"]), {mid: doc["created_at"]})
+            if self.open_ttl:
+                pipe.expire(k.hosting(doc["host"]), self.open_ttl + self.finished_ttl)
+        if self.open_ttl:
+            left = max(1, int(doc["created_at"] + self.open_ttl + self.finished_ttl - self.clock()))
+            pipe.expire(k.match(mid), left)  # every write: SET drops a key's expiry
+            pipe.expire(k.events(mid), left)
+
     # ------------------------------------------------------------------ lobby
     async def create(self, game_id: str, options: dict, user: dict) -> dict:
         game = get_game(game_id)
@@ -444,10 +521,39 @@ class MatchStore:
         doc = new_document(game_id, options, [{"seat": "A", "user": user}], fixed,
                            fixed or game.max_players)
         change = Change(doc, [event("created", by=user["name"])], [self._history(doc, "match")])
-        async with self.r.pipeline(transaction=True) as pipe:
-            self._queue_write(pipe, change)
-            await pipe.execute()
+        await self._insert_open_table(change)
         return doc
+
+    async def _insert_open_table(self, change: Change) -> None:
+        """Store a new open table within its host's cap: the count and the write are one
+        transaction (WATCH on the host's index, which every change of the host's open tables
+        writes, so a concurrent creation or start makes this one count again)."""
+        from redis.exceptions import WatchError
+
+        doc = change.doc
+        hosting = self.k.hosting(doc["host"])
+        for _ in range(MAX_CAS_RETRIES):
+            async with self.r.pipeline(transaction=True) as pipe:
+                try:
+                    if self.max_open_per_host:
+                        await pipe.watch(hosting)
+                        cutoff = self._open_cutoff()
+                        live_from = f"({cutoff!r}" if self.open_ttl else "-inf"
+                        hosted = await pipe.zcount(hosting, live_from, "+inf")
+                        if hosted >= self.max_open_per_host:
+                            await pipe.unwatch()
+                            raise ApiError("too_many_open_matches", (
+                                f"You already have {hosted} open tables waiting (at most "
+                                f"{self.max_open_per_host}); start or leave one first."))
+                        pipe.multi()
+                        if self.open_ttl:
+                            pipe.zremrangebyscore(hosting, "-inf", cutoff)  # expired entries
+                    self._queue_write(pipe, change)
+                    await pipe.execute()
+                    return
+                except WatchError:
+                    continue
+        raise ApiError("unavailable", "The lobby is too busy right now; try again.", 503)
 
     async def join(self, mid: str, user: dict) -> dict:
         def compute(doc: dict) -> Change:
@@ -548,7 +654,7 @@ class MatchStore:
         doc["options"] = state["options"]
         doc["status"] = "live"
         doc["started_at"] = now()
-        doc["cseq"] = {s: 0 for s in seats}
+        doc["cseq"] = dict.fromkeys(seats, 0)
         self._after_engine_step(doc, game, actor=None)
         return [event("started", seats=seats)]
 
@@ -571,7 +677,7 @@ class MatchStore:
                 # Already used. The same action again is a retry after a dropped connection:
                 # acknowledge without redoing it. A different action under a used number (a
                 # second tab that had not seen the first one's move) is refused, not dropped.
-                sent = dict((k, a) for k, a in doc.get("recent", {}).get(seat, []))
+                sent = dict(doc.get("recent", {}).get(seat, []))
                 if sent.get(client_seq, action) != action:
                     raise ApiError("client_seq_reused",
                                    "That move number was already used for another move (from "
@@ -773,11 +879,14 @@ class MatchStore:
         def compute(doc: dict) -> Change:
             if doc["status"] not in ("open", "live"):
                 return Change(doc, write=False)
-            doc["version"] += 1
-            doc["status"] = "aborted"
-            doc["abort_reason"] = reason
-            doc["finished_at"] = now()
-            self._after_engine_step(doc, get_game(doc["game"]), actor=None)  # clocks stop
-            return Change(doc, [event("aborted", reason=reason)], [self._history(doc, "match")])
+            return self._abort(doc, reason)
 
         return await self.mutate(mid, compute)
+
+    def _abort(self, doc: dict, reason: str) -> Change:
+        doc["version"] += 1
+        doc["status"] = "aborted"
+        doc["abort_reason"] = reason
+        doc["finished_at"] = now()
+        self._after_engine_step(doc, get_game(doc["game"]), actor=None)  # clocks stop
+        return Change(doc, [event("aborted", reason=reason)], [self._history(doc, "match")])

@@ -6,10 +6,9 @@ engine state, other seats' client sequence numbers) is copied in.
 """
 from __future__ import annotations
 
+from app.live.store import iso, seat_of
 from games.base import OMNISCIENT, SPECTATOR, filter_events
 from games.registry import get_game
-
-from app.live.store import iso, seat_of
 
 
 def viewer_for(doc: dict, user_id: str | None, omniscient: bool = False) -> tuple[str | None, str]:
@@ -22,12 +21,14 @@ def viewer_for(doc: dict, user_id: str | None, omniscient: bool = False) -> tupl
 
 def render(doc: dict, seat: str | None, viewer: str, batches: list[dict]) -> dict:
     game = get_game(doc["game"])
+    assert game is not None  # a stored match's game is registered
     state = doc["state"]
     events: list[dict] = []
     for b in batches:
         for e in filter_events(b["events"], viewer):
             e["version"] = b["version"]
             events.append(e)
+    legal: list[dict]
     if state is None:
         pending, legal, game_view = [], [], None
     else:

@@ -18,7 +18,8 @@ import math
 import pickle
 from typing import Any
 
-from . import elimination, round_robin, standings as st
+from . import elimination, round_robin
+from . import standings as st
 from .errors import TournamentError
 from .seeding import SEEDINGS, first_player, seed_order, starts
 from .swiss import pair_round
@@ -676,9 +677,10 @@ def _settle(state: dict) -> None:
     if phase in ("bracket", "cut"):
         summary = state["brackets"]["main" if phase == "bracket" else "cut"]
         reset = summary["reset_match"]
-        if reset and matches[summary["final"]]["status"] == "done" and not elimination.reset_needed(summary, matches):
-            if matches[reset]["status"] == "waiting":
-                _writable(state, reset)["status"] = "skipped"
+        if (reset and matches[summary["final"]]["status"] == "done"
+                and not elimination.reset_needed(summary, matches)
+                and matches[reset]["status"] == "waiting"):
+            _writable(state, reset)["status"] = "skipped"
         if elimination.finished(summary, matches):
             state["finished"] = True
             state["champion"] = elimination.champion(summary, matches)

@@ -153,7 +153,7 @@ def match_places(pairing_result: dict, seats: dict[str, Any]) -> dict[str, int]:
     """Places for ending a match that the pairing's result decided (``seats``: seat -> player)."""
     w = pairing_result["winner"]
     if w is None:
-        return {s: 1 for s in seats}
+        return dict.fromkeys(seats, 1)
     return {s: 1 if p == w else 2 for s, p in seats.items()}
 
 

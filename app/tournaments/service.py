@@ -36,14 +36,15 @@ import random
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 
-from app.errors import STATUS, ApiError
 from app.db import tournaments as db
-from app.live.loops import pause
+from app.errors import STATUS, ApiError
 from app.live.bots import bot_user
+from app.live.loops import pause
 from app.tournaments import core, corrections
 from app.tournaments import lifecycle as L
 from app.tournaments import matchplay as MP
@@ -61,7 +62,7 @@ def now() -> float:
 def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def api_error(e: TournamentError) -> ApiError:

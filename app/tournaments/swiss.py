@@ -38,7 +38,7 @@ Either way rules 1-3 hold exactly; rules 4-5 are optimised within each block.
 """
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 import networkx as nx
 

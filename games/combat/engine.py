@@ -21,7 +21,6 @@ State (JSON only):
 from __future__ import annotations
 
 from games.base import (
-    CLOCK_OPTION,
     MAX_TIMEOUTS_OPTION,
     OMNISCIENT,
     Action,
@@ -133,7 +132,7 @@ class CombatGame(Game):
         state.update(
             size=len(deck),
             draw=draw,
-            prisoners={s: "" for s in seats},
+            prisoners=dict.fromkeys(seats, ""),
             out={},
             out_steps=0,
             battles=0,
@@ -281,12 +280,12 @@ class CombatGame(Game):
         top = [s for s, e in played.items() if e[2] == best]
         if len(top) == 1:
             winner = top[0]
-            cards = _table_cards(state["table"])
-            state["prisoners"][winner] += cards
+            won = _table_cards(state["table"])
+            state["prisoners"][winner] += won
             events.append(
-                event("capture", battle=battle, seat=winner, value=best, cards=len(cards))
+                event("capture", battle=battle, seat=winner, value=best, cards=len(won))
             )
-            self._end_battle(state, events, winner, len(cards))
+            self._end_battle(state, events, winner, len(won))
             return
         # A tie for the strongest: every seat that still has cards goes to war.
         state["wars"] += 1

@@ -1,6 +1,8 @@
 """Combat rule tables, as data. The engine reads them; the tests play through them."""
 from __future__ import annotations
 
+from typing import Any
+
 # One deck: values 1-10, four of each (40 cards). Option `decks: 2` doubles it.
 CARD_VALUES = tuple(range(1, 11))
 COPIES_PER_DECK = 4
@@ -17,7 +19,7 @@ WAR_FACE_DOWN = 3
 #   sum      - the sum of the cards
 #   subtract - larger minus smaller (a lone card has no defence: its own value)
 #   multiply - the product of the cards
-VARIANTS = {
+VARIANTS: dict[str, dict[str, Any]] = {
     "basic": {"cards": 1, "op": "card"},
     "extra": {"cards": 2, "op": "sum"},
     "advanced": {"cards": None, "op": "sum"},  # None: option `advanced_cards` (3 or 4)

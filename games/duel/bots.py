@@ -28,7 +28,8 @@ def _choice_inline(seq: Any, rnd: random.Random) -> Any:
 
 def _inline_matches_choice() -> bool:
     """Does ``_choice_inline`` draw exactly as this Python's ``random.Random.choice``?"""
-    if _Random._randbelow is not getattr(_Random, "_randbelow_with_getrandbits", None):
+    # _randbelow is CPython's private helper (not in the type stubs), hence the ignore.
+    if _Random._randbelow is not getattr(_Random, "_randbelow_with_getrandbits", None):  # type: ignore[attr-defined]
         return False
     for seed in range(4):
         a, b = _Random(seed), _Random(seed)

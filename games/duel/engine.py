@@ -38,8 +38,10 @@ and chance draws are exactly those of the straightforward version
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from hashlib import sha256 as _sha256
 from random import Random as _Random
+from typing import Any, ClassVar
 
 from games.base import (
     ALL,
@@ -60,6 +62,9 @@ from games.base import (
 )
 
 from . import tables as T
+from .bots import _INLINE as _CHOICE_INLINE
+from .bots import random_action as _random_action
+from .commit import canonical_json, salt_pool
 from .tables import (  # the scalar rules, read as plain globals in the hot paths
     ABILITY_LOCK,
     CLASH_COST,
@@ -78,9 +83,6 @@ from .tables import (  # the scalar rules, read as plain globals in the hot path
     SLOTS_PER_EXCHANGE,
     WAIT_RECOVERY,
 )
-from .bots import _INLINE as _CHOICE_INLINE
-from .bots import random_action as _random_action
-from .commit import canonical_json, salt_pool
 
 SEATS = ("A", "B")
 _SEAT_SET = frozenset(SEATS)
@@ -170,7 +172,8 @@ class CounterOverridesOption(Option):
         name = f"Option '{self.name}'"
         if not isinstance(value, list):
             raise InvalidOptions(f"{name} must be a list of {{attack, defence, result}} or null.")
-        out, seen = [], {}
+        out: list[dict] = []
+        seen: dict[frozenset, int] = {}
         for n, entry in enumerate(value, 1):
             if not isinstance(entry, dict) or set(entry) != {"attack", "defence", "result"}:
                 raise InvalidOptions(f"{name}: entry {n} must be an object with exactly "
@@ -223,7 +226,7 @@ _dcopy = dict.copy
 _LEGAL_MOVES = tuple({"type": "footwork", "move": m} for m in T.MOVES)
 _LEGAL_RONIN = tuple({"type": "footwork", "move": m} for m in T.RONIN_MOVES)
 _M1, _M0, _M_1, _M2, _M_2 = _LEGAL_RONIN  # legal() builds the footwork lists from these
-assert _LEGAL_MOVES == _LEGAL_RONIN[:3]
+assert _LEGAL_RONIN[:3] == _LEGAL_MOVES
 _LEGAL_DODGE = _DODGE_YES, _DODGE_NO = ({"type": "dodge", "dodge": True}, {"type": "dodge", "dodge": False})
 _LEGAL_NO_DODGE = (_DODGE_NO,)
 _LEGAL_PAIRS = tuple(dict(x) for x in PAIRS)
@@ -357,24 +360,29 @@ _DODGE_NO_JSON = ":" + _SMALL_JSON["dodge", "0"]
 _DODGE_YES_JSON = ":" + _SMALL_JSON["dodge", "1"]
 # Event templates: the frequent events are built by copying one of these (keys in the same
 # order) and setting the fields that vary; a dict copy is cheaper than a literal.
-_E_COMMIT = {ph: {"type": "commit", "vis": ALL, "seat": None, "decision": ph, "commitment": None}
-             for ph in FIELD}
-_E_SLOT = {"type": "slot", "vis": ALL, "slot": None, "exchange": None, "exchange_slot": None,
-           "weather": None, "blind": None}
-_E_STANCE = {"type": "stance", "vis": ALL, "seat": None, "slot": None, "stance": None}
-_E_OPENING = {"type": "stance", "vis": ALL, "seat": None, "slot": None, "stance": None,
-              "opening": True}
-_E_DODGED = {"type": "dodge", "vis": ALL, "seat": None, "dodge": True, "from": None, "to": None}
-_E_STAYED = {"type": "dodge", "vis": ALL, "seat": None, "dodge": False}
-_E_STEP = {"type": "step", "vis": ALL, "seat": None, "from": None, "to": None}
-_E_TECHNIQUE = {"type": "technique", "vis": ALL, "seat": None, "slot": None, "technique": None,
-                "status": None}
-_E_FOOTWORK = {"type": "footwork", "vis": ALL, "seat": None, "move": None, "from": None, "to": None}
-_E_REVEAL = {kind: {"type": "reveal", "vis": ALL, "seat": None, "decision": kind, "choice": None,
-                    "salt": None, "commitment": None} for kind in FIELD}
+_Template = dict[str, Any]
+_E_COMMIT: dict[str, _Template] = {
+    ph: {"type": "commit", "vis": ALL, "seat": None, "decision": ph, "commitment": None}
+    for ph in FIELD}
+_E_SLOT: _Template = {"type": "slot", "vis": ALL, "slot": None, "exchange": None,
+                      "exchange_slot": None, "weather": None, "blind": None}
+_E_STANCE: _Template = {"type": "stance", "vis": ALL, "seat": None, "slot": None, "stance": None}
+_E_OPENING: _Template = {"type": "stance", "vis": ALL, "seat": None, "slot": None, "stance": None,
+                         "opening": True}
+_E_DODGED: _Template = {"type": "dodge", "vis": ALL, "seat": None, "dodge": True, "from": None,
+                        "to": None}
+_E_STAYED: _Template = {"type": "dodge", "vis": ALL, "seat": None, "dodge": False}
+_E_STEP: _Template = {"type": "step", "vis": ALL, "seat": None, "from": None, "to": None}
+_E_TECHNIQUE: _Template = {"type": "technique", "vis": ALL, "seat": None, "slot": None,
+                           "technique": None, "status": None}
+_E_FOOTWORK: _Template = {"type": "footwork", "vis": ALL, "seat": None, "move": None, "from": None,
+                          "to": None}
+_E_REVEAL: dict[str, _Template] = {
+    kind: {"type": "reveal", "vis": ALL, "seat": None, "decision": kind, "choice": None,
+           "salt": None, "commitment": None} for kind in FIELD}
 _KIND_AT = {kind[:2]: kind for kind in FIELD}  # the decisions' first two letters differ
 assert len(_KIND_AT) == len(FIELD)
-_E_DEFERRED = {kind: {**e, "deferred": True} for kind, e in _E_REVEAL.items()}  # at match end
+_E_DEFERRED: dict[str, _Template] = {kind: {**e, "deferred": True} for kind, e in _E_REVEAL.items()}  # at match end
 _E_REVEAL_FOOTWORK = _E_REVEAL["footwork"]
 _E_REVEAL_DODGE = _E_REVEAL["dodge"]
 _E_REVEAL_STANCE = _E_REVEAL["stance"]
@@ -392,11 +400,11 @@ def weather_at(n: int, sun_first: str | None, x: str | None) -> tuple[str, str |
         return "normal", None
     kind, switched = _CYCLE_AT[(n - NORMAL_OPENING - 1) % CYCLE_LEN]
     if kind == "sun":
+        assert sun_first is not None  # drawn at the start, before any sunny slot
         return "sun", OTHER[sun_first] if switched else sun_first
-    if kind == "X":
-        return x, None
-    if kind == "Y":
-        return RAIN_OTHER[x], None
+    if kind in ("X", "Y"):
+        assert x is not None  # drawn before the first X slot
+        return (x, None) if kind == "X" else (RAIN_OTHER[x], None)
     return kind, None
 
 
@@ -513,6 +521,10 @@ class Duel(Game):
     """``pending``, ``legal`` and ``apply`` override ``games.base.Game``'s with the same checks
     in the same order (and the same errors), inlined: bots and benchmarks call them once per
     decision. The rules live in the hooks below."""
+
+    # Phase -> checking / resolving hook, filled in after the class body (see the end of file).
+    _CHECK: ClassVar[dict[str, Callable[..., Any]]]
+    _RESOLVE: ClassVar[dict[str, Callable[..., Any]]]
 
     # ---- public contract -----------------------------------------------------------------
     def pending(self, st: State) -> dict[str, str]:
@@ -642,9 +654,8 @@ class Duel(Game):
                 value, j = "0", _DODGE_NO_JSON
             elif value is True and _room(state, seat):
                 value, j = "1", _DODGE_YES_JSON
-        elif ph == "stance":
-            if value.__class__ is str:
-                j = _STANCE_JSON.get(value)
+        elif ph == "stance" and value.__class__ is str:
+            j = _STANCE_JSON.get(value)
         if j is None:
             value = self._CHECK[ph](self, state, seat, value)
             j = _PLAN_COMMIT_JSON.get(value) if ph == "plan" else None
@@ -1500,17 +1511,18 @@ class Duel(Game):
         elif o != 0 and o != X_OFFSET:
             kind, switched = _CYCLE_AT[o]
             if kind == "sun":
-                nw, nb = "sun", OTHER[st["sun"]] if switched else st["sun"]
+                new_w, new_blind = "sun", OTHER[st["sun"]] if switched else st["sun"]
             elif kind == "X":
-                nw, nb = st["xy"], None
+                new_w, new_blind = st["xy"], None
             elif kind == "Y":
-                nw, nb = RAIN_OTHER[st["xy"]], None
+                new_w, new_blind = RAIN_OTHER[st["xy"]], None
             else:
-                nw, nb = kind, None
-            if nw != w or nb != blind:
-                st["w"] = nw
-                st["blind"] = nb
-                ev.append({"type": "weather", "vis": ALL, "slot": n, "weather": nw, "blind": nb})
+                new_w, new_blind = kind, None
+            if new_w != w or new_blind != blind:
+                st["w"] = new_w
+                st["blind"] = new_blind
+                ev.append({"type": "weather", "vis": ALL, "slot": n, "weather": new_w,
+                           "blind": new_blind})
         else:
             self._advance_weather(st, ev)
         if over:

@@ -27,6 +27,7 @@ the seat the very view it was built from, so a change of layout there fails a te
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from games.base import clone
 from games.duel import engine as E
@@ -64,7 +65,7 @@ def _jump(a: str, b: str) -> bool:
     return {a, b} == {"high", "low"}
 
 
-def plan_ok(slots: list[tuple[str, str]], duellist: str | None, stamina: int,
+def plan_ok(slots: Sequence[tuple[str, str]], duellist: str | None, stamina: int,
             cut: bool = False) -> bool:
     """Does this plan play without a foreseeable misplay or forced rest? ``cut``: a High cut
     was performed in the slot before the first one (never at an exchange start)."""
@@ -138,7 +139,7 @@ def candidate_plans(opening: str, duellist: str | None, stamina: int,
     no attack planned where it cannot possibly reach (``limits``, see ``reach_limits``); at
     most ``limit`` of them, three in four attacking in slot 1 (those decide most exchanges),
     and always the safe plan (Wait x3) too."""
-    plans = valid_plans(opening, duellist, stamina)
+    plans: Sequence[tuple] = valid_plans(opening, duellist, stamina)
     if limits is not None:
         plans = [p for p in plans
                  if all(RANGE[t] is None or limits[i] <= RANGE[t][1] for i, (_, t) in enumerate(p))]
@@ -302,6 +303,7 @@ def determinize(doc: dict, rnd: random.Random) -> dict:
                 f |= E.F_CUT
             if p["lock"] > 0:
                 f |= E.F_LOCKED
+            assert slots is not None  # footwork and dodge come after both plans are locked
             tech = slots[xs - 1][1]
             planned = slots[xs - 1][0]
             if p["stamina"] == 0 or p["stamina"] < COST[tech]:
@@ -400,6 +402,7 @@ def policy(view: dict, seat: str, legal: list, rnd: random.Random) -> dict:
                 key = (1 <= d <= 2, 0, -abs(m))
             if best_key is None or key > best_key:
                 best, best_key = a, key
+        assert best is not None  # legal is never empty for a seat that is asked
         return dict(best)
     if ph == "dodge":
         return {"type": "dodge", "dodge": False}

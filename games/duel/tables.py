@@ -6,9 +6,11 @@ Technique ids are snake_case. ``step``: +1 forward (toward the opponent), -1 bac
 """
 from __future__ import annotations
 
+from typing import Any
+
 STANCES = ("high", "middle", "low")
 
-TECHNIQUES = {
+TECHNIQUES: dict[str, dict[str, Any]] = {
     "downward_cut": {"abbr": "DC", "stance": "high", "step": 0, "range": [1, 2], "damage": 5, "cost": 2, "kind": "attack"},
     "advancing_cut": {"abbr": "AC", "stance": "high", "step": 1, "range": [1, 2], "damage": 5, "cost": 2, "kind": "attack"},
     "retreating_cut": {"abbr": "RC", "stance": "high", "step": -1, "range": [1, 2], "damage": 2, "cost": 2, "kind": "attack"},

@@ -33,7 +33,8 @@ from games.base import (
     event,
     rng,
 )
-from games.duell import tables as T
+
+from . import tables as T
 
 OPTIONS = (
     Option("mode", str, "prologo", "prologo (light) or tenzone (full).", choices=T.MODES),
@@ -143,7 +144,7 @@ class Duell(Game):
         seats = state["seats"]
         state.update(
             {
-                "score": {s: 0 for s in seats},
+                "score": dict.fromkeys(seats, 0),
                 "duel": 0,
                 "starter": None,
                 "pos": {},

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from games.duell import tables as T
+from . import tables as T
 
 DEFAULT_BUDGET = 32
 
@@ -153,6 +153,7 @@ class StrongDuell:
             s = self._score(doc, a, samples)
             if best_score is None or s > best_score + 1e-9:
                 best, best_score = a, s
+        assert best is not None  # legal is never empty for a seat that is asked
         return dict(best)
 
     # Open hands favours the side that counts cards; three cards shortens every exchange.
@@ -192,7 +193,7 @@ class StrongDuell:
         mode = view["mode"]
         back_ok = view["rule"] != "no_retreat"
         track = view["track_length"]
-        first_seat = list(view["starts"])[0]
+        first_seat = next(iter(view["starts"]))
         first = seat == first_seat
         mine = Counter(view["hand"] or [])
         pos = dict(view["positions"])

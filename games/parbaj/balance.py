@@ -52,7 +52,7 @@ def report(n: int = 40, seed: int = 1) -> dict:
         for db in decks:
             if da == db:
                 continue
-            for i in range(n):
+            for _ in range(n):
                 k += 1
                 res, used = play(decks[da]["cards"], decks[db]["cards"], seed * 100003 + k)
                 rounds.append(res["games"][0]["rounds"])
@@ -65,7 +65,7 @@ def report(n: int = 40, seed: int = 1) -> dict:
                         pair[(d, db if d == da else da)] += 1
                     for c in set(decks[d]["cards"]):
                         present[c] += 1
-                for (seat, c), m in used.items():
+                for (_seat, c), m in used.items():
                     use[c] += m
     return {"wins": wins, "pair": pair, "n": n, "games": games, "draws": draws, "use": use, "present": present,
             "rounds": sum(rounds) / max(1, len(rounds))}

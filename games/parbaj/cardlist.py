@@ -40,7 +40,8 @@ def card_list_markdown() -> str:
 
 
 def write(path: str) -> None:
-    text = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
     a, b = text.index(BEGIN), text.index(END) + len(END)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text[:a] + card_list_markdown() + text[b:])

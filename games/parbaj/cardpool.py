@@ -116,8 +116,8 @@ def _cost(c: _Collector, field: str, v: Any, allowed_types: tuple) -> dict | Non
 def _effects(c: _Collector, prefix: str, raw: dict, kind: str) -> dict | None:
     """Normalize keyword fields of an ability (all keywords present, ints 0 / flags False)."""
     allowed = R.ALLOWED[kind]
-    eff: dict[str, Any] = {k: 0 for k in R.INT_KEYWORDS}
-    eff.update({k: False for k in R.FLAG_KEYWORDS})
+    eff: dict[str, Any] = dict.fromkeys(R.INT_KEYWORDS, 0)
+    eff.update(dict.fromkeys(R.FLAG_KEYWORDS, False))
     ok = True
     for k in R.KEYWORDS:
         if k not in raw:
@@ -439,6 +439,7 @@ def _load_decks(data: Any, pool: Pool, errors: list[CardError]) -> dict[str, dic
             c.err("id", "is already used by another deck")
         if c.errors_for_card():
             continue
+        assert did is not None  # a bad id was reported above, so the deck was skipped
         out[did] = {"id": did, "name": name, "idea": idea, "cards": ids}
     errors += c.errors
     return out
@@ -530,7 +531,8 @@ def card_text(card: dict) -> str:
                          f"{ability_text(ab, card['type'])}")
     elif kind == "field":
         lines.append(f"{card['name']} — token field: provides {card['types'][0]} and {card['types'][1]} tokens.")
-        lines.append(f"Needs a {card['types'][0]}, {card['types'][1]} or neutral creature on your battlefield to be placed.")
+        lines.append(f"Needs a {card['types'][0]}, {card['types'][1]} or neutral creature on your "
+                     "battlefield to be placed.")
     elif kind == "coach":
         a = card["active"]
         lines.append(f"{card['name']} — coach.")

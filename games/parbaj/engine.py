@@ -168,8 +168,8 @@ class ParbajGame(Game):
     def _setup(self, state: dict) -> None:
         seats = state["seats"]
         state.update({
-            "phase": "deck", "decks": {s: None for s in seats}, "deck_names": {s: None for s in seats},
-            "rolls": [], "die_winner": None, "game_no": 0, "games": [], "wins": {s: 0 for s in seats},
+            "phase": "deck", "decks": dict.fromkeys(seats), "deck_names": dict.fromkeys(seats),
+            "rolls": [], "die_winner": None, "game_no": 0, "games": [], "wins": dict.fromkeys(seats, 0),
             "starter": None, "round": 0, "round_starter": None, "active": None, "next_uid": 1,
             "players": {s: _new_player() for s in seats}, "creatures": {},
         })
@@ -203,7 +203,7 @@ class ParbajGame(Game):
         state["creatures"] = {}
         for s in state["seats"]:
             p = _new_player()
-            p["hand"] = ",".join(sorted(_deck(state, s)))
+            p["hand"] = ",".join(sorted(_deck(state, s)))  # type: ignore[arg-type]  # both chose
             state["players"][s] = p
         state["phase"] = "place"
         state["active"] = starter
@@ -243,7 +243,7 @@ class ParbajGame(Game):
         if ph == "first":
             return [{"type": "choose_first", "seat": s} for s in state["seats"]]
         if ph == "place":
-            out = []
+            out: list[dict] = []
             hand = _hand(p)
             l1 = sorted({c for c in hand if CARDS[c]["kind"] == "creature" and CARDS[c]["level"] == 1})
             n_l1 = sum(1 for c in hand if c in l1)
@@ -908,21 +908,21 @@ class ParbajGame(Game):
             own = see_all or viewer == s
             pv = {
                 "deck_chosen": state["decks"][s] is not None,
-                "deck_size": len(_deck(state, s)) if state["decks"][s] is not None and (
+                "deck_size": len(_deck(state, s)) if state["decks"][s] is not None and (  # type: ignore[arg-type]
                     own or state["phase"] != "deck") else None,
                 "hand_size": len(_hand(p)),
                 "front": p["front"], "reserve": list(p["reserve"]), "fields": list(p["fields"]),
                 "field_types": _field_types(p), "coach": p["coach"], "tokens": dict(p["tokens"]),
                 "discard": list(p["discard"]),
                 "took_token": p["took_token"], "coach_use": clone(p["coach_use"]),
-                "evolved": p["evolved"], "attached": p["attached"], 
-                "declared": clone(p["declared"]), 
+                "evolved": p["evolved"], "attached": p["attached"],
+                "declared": clone(p["declared"]),
                 "bonus": p["bonus"], "must_promote": p["must_promote"],
                 "promote_chosen": p["promote"] is not None,
             }
             if own:
                 pv["hand"] = _hand(p)
-                pv["deck"] = sorted(_deck(state, s)) if state["decks"][s] is not None else None
+                pv["deck"] = sorted(_deck(state, s)) if state["decks"][s] is not None else None  # type: ignore[arg-type]
                 pv["deck_name"] = state["deck_names"][s]
                 pv["promote"] = p["promote"]
             players[s] = pv

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import UTC
 
 from games.base import filter_events
 from games.registry import get_game
@@ -106,7 +107,8 @@ def test_search_filters(client):
     assert mid in [m["id"] for m in client.get("/api/admin/matches?game=duell&status=finished", headers=h).json()]
     assert mid not in [m["id"] for m in client.get("/api/admin/matches?game=combat", headers=h).json()]
     assert mid not in [m["id"] for m in client.get("/api/admin/matches?min_duration=100000", headers=h).json()]
-    assert mid in [m["id"] for m in client.get(f"/api/admin/matches?player={name}&max_duration=100000", headers=h).json()]
+    assert mid in [m["id"] for m in client.get(f"/api/admin/matches?player={name}&max_duration=100000",
+                                               headers=h).json()]
     assert client.get("/api/admin/matches?since=not-a-date", headers=h).status_code == 422
 
 
@@ -230,8 +232,8 @@ def test_search_dates_in_any_offset_and_literal_names(client):
     h = admin["headers"]
     mid, p, _ = finished_account_match(client, seed=8)
     plus2 = timezone(timedelta(hours=2))
-    before = (datetime.now(timezone.utc) - timedelta(hours=1)).astimezone(plus2).isoformat()
-    after = (datetime.now(timezone.utc) + timedelta(hours=1)).astimezone(plus2).isoformat()
+    before = (datetime.now(UTC) - timedelta(hours=1)).astimezone(plus2).isoformat()
+    after = (datetime.now(UTC) + timedelta(hours=1)).astimezone(plus2).isoformat()
     q = lambda **kw: [m["id"] for m in client.get("/api/admin/matches", params=kw, headers=h).json()]  # noqa: E731
     assert mid in q(since=before) and mid not in q(since=after)
     assert mid in q(until=after) and mid not in q(until=before)
@@ -260,14 +262,14 @@ def test_time_taken_counts_from_when_the_seat_was_asked(client):
 def test_search_filters_apply_before_the_limit(client):
     """Duration and result filters run in SQL: with newer matches that fail them, a page still
     holds ``limit`` matches that pass, newest first, with their seats and report counts."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from app.db.models import Match, MatchSeat, Report, User
 
     svc = client.app.state.services
     admin = account(client, "Lim" + uuid.uuid4().hex[:6], role="admin")
     tag = uuid.uuid4().hex[:8]
-    base = datetime(2031, 1, 1, tzinfo=timezone.utc)
+    base = datetime(2031, 1, 1, tzinfo=UTC)
 
     def row(i, seconds, result):
         return Match(id=f"{tag}{i:02d}", game="duell", status="finished" if result else "aborted",

@@ -82,7 +82,7 @@ ADMIN_ROUTES = [
     ("POST", "/api/admin/reports/{report_id}/resolve"),
     ("GET", "/api/admin/audit"),
 ]
-POLICY.update({r: ADMIN for r in ADMIN_ROUTES})
+POLICY.update(dict.fromkeys(ADMIN_ROUTES, ADMIN))
 
 # Tournaments (app/api/tournaments.py). The world's tournament is a draft of "organiser": other
 # callers are told it does not exist (404, i.e. "allowed" here) on the routes they may call.
@@ -183,7 +183,7 @@ def world(client, settings):
     client.post(f"/api/matches/{mid}/join", headers=opponent["headers"])
     play_out(client, mid, {"A": match_player, "B": opponent}, seed=1)
     drain(client)
-    if not client.post("/api/auth/login", json=BODIES["/api/auth/login"]).status_code == 200:
+    if client.post("/api/auth/login", json=BODIES["/api/auth/login"]).status_code != 200:
         account(client, "Matrix", password="long enough pw")
     ids = {"match_id": mid, "user_id": opponent["user"]["id"], "step": "0", "report_id": "999999",
            "deck_id": "nope", "game": "duell", "pairing_id": "S1.1", "dispute_id": "1", "round_no": "1",

@@ -14,6 +14,7 @@ import copy
 import json
 import random
 import threading
+
 import pytest
 
 import games.bots as game_bots
@@ -116,6 +117,7 @@ def bot_seats(summary: dict) -> dict[str, dict]:
 
 
 # ------------------------------------------------------------------------------ whole games
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("game, options", [
     ("duell", {"duels_to_win": 2}),
@@ -441,6 +443,7 @@ async def test_sweeps_of_two_processes_pick_up_a_stuck_turn_once(two_processes):
     assert not await one.redis.sismember(one.bots.key, doc["id"])
 
 
+@pytest.mark.slow
 def test_the_process_pool_plays_a_whole_game(settings, monkeypatch, refused):
     """The default executor: levels that search run in a spawned worker process. The strong
     level where there is one; else the random one, routed through the pool all the same. The

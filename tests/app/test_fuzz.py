@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from tests.app.support import duell_match
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers(-2**40, 2**40)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
     max_leaves=12,
 )
@@ -54,6 +58,7 @@ def test_websocket_survives_random_messages(client):
             pass
 
 
+@pytest.mark.slow
 def test_action_endpoint_never_500(client):
     mid, p = duell_match(client)
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 from starlette.websockets import WebSocketDisconnect
 
 from app.config import ROOT, Settings
-from app.ws import OPENS_PER_MINUTE, origin_allowed
+from app.ws import origin_allowed
+from app.ws_limits import OPENS_PER_MINUTE
 from tests.app.support import duell_match, view
 from tests.conftest import guest
+from tests.support import wait_for
 
 STATIC = ROOT / "static"
 
@@ -68,7 +69,8 @@ def test_the_client_needs_nothing_the_policy_forbids():
     assert "<style" not in html and not re.search(r"\sstyle\s*=|\son[a-z]+\s*=", html)
     for path in STATIC.rglob("*.js"):
         text = path.read_text()
-        assert not re.search(r"setAttribute\(\s*['\"]style['\"]|\beval\(|new Function\(|https?://(?!www\.w3\.org)", text), path
+        assert not re.search(r"setAttribute\(\s*['\"]style['\"]|\beval\(|new Function\("
+                             r"|https?://(?!www\.w3\.org)", text), path
     for path in STATIC.rglob("*.css"):
         assert not re.search(r"@import\s+url\(\s*['\"]?https?:|url\(\s*['\"]?https?:", path.read_text()), path
 
@@ -94,9 +96,9 @@ def test_origin_rule(origin, host, allowed, ok):
 def test_cross_origin_socket_is_refused_same_origin_accepted(client):
     mid, p = duell_match(client)
     url = f"/ws/matches/{mid}?token={p['A']['token']}"
-    with pytest.raises(WebSocketDisconnect) as refused:
-        with client.websocket_connect(url, headers={"origin": "https://evil.example"}) as ws:
-            ws.receive_json()
+    with (pytest.raises(WebSocketDisconnect) as refused,
+          client.websocket_connect(url, headers={"origin": "https://evil.example"}) as ws):
+        ws.receive_json()
     assert refused.value.code == 4403
     with client.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
         assert ws.receive_json()["type"] == "view"
@@ -108,9 +110,9 @@ def test_allowed_origins_setting_replaces_the_same_origin_rule(settings):
         url = f"/ws/matches/{mid}?token={p['A']['token']}"
         with c.websocket_connect(url, headers={"origin": "https://play.example"}) as ws:
             assert ws.receive_json()["type"] == "view"
-        with pytest.raises(WebSocketDisconnect):
-            with c.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
-                ws.receive_json()
+        with (pytest.raises(WebSocketDisconnect),
+              c.websocket_connect(url, headers={"origin": "http://testserver"}) as ws):
+            ws.receive_json()
 
 
 # ------------------------------------------------------------------ secrets
@@ -171,7 +173,7 @@ def test_a_flooding_socket_is_closed_for_policy(settings):
             for _ in range(burst + 3 * burst):
                 ws.send_text('{"type": "ping"}')
             got = []
-            with pytest.raises(WebSocketDisconnect) as closed:
+            with pytest.raises(WebSocketDisconnect) as closed:  # noqa: PT012  (read until closed)
                 while True:
                     got.append(ws.receive_json())
         assert closed.value.code == 1008
@@ -257,9 +259,10 @@ def test_a_ping_heals_a_lost_change_notice(client, monkeypatch):
     svc = client.app.state.services
     with client.websocket_connect(f"/ws/matches/{mid}?token={p[other]['token']}") as ws:
         before = ws.receive_json()["version"]
-        monkeypatch.setattr(svc.hub, "notify", lambda *a, **k: None)  # the notice gets lost
+        lost = []
+        monkeypatch.setattr(svc.hub, "notify", lambda *a, **k: lost.append(a))  # the notice gets lost
         change = client.portal.call(svc.store.act, mid, p[mover]["user"]["id"], legal[0])
-        time.sleep(0.3)  # the listener has seen (and dropped) the notice by now
+        wait_for(lambda: (mid, change.doc["version"]) in lost, message="the notice never came")
         monkeypatch.undo()
         ws.send_json({"type": "ping"})
         assert ws.receive_json()["type"] == "pong"

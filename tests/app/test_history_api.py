@@ -63,6 +63,6 @@ def test_tampered_record_does_not_replay_to_the_same_end(client):
     try:
         forged = replay_record(record)
     except Exception as e:  # an action that is illegal under the other deal
-        assert type(e).__name__ in {"IllegalAction", "NotYourTurn", "MatchOver"}
+        assert type(e).__name__ in {"IllegalAction", "NotYourTurn", "MatchOver"}  # noqa: PT017
     else:
         assert json.dumps(forged, sort_keys=True) != json.dumps(honest, sort_keys=True)

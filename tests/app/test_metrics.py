@@ -3,11 +3,10 @@ the action latency histogram, the outbox lag (entries and age of the oldest) and
 (each error counted once, over HTTP and over the websocket alike)."""
 from __future__ import annotations
 
-import time
-
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.app.support import duell_match, play_out, view
+from tests.support import wait_for
 
 
 def scrape(client) -> dict:
@@ -52,8 +51,12 @@ def test_metrics_after_a_played_match(settings):
                 pass
             last = play_out(client, finished_id, p, seed=3)
             assert last["status"] == "finished"
-            time.sleep(1.1)  # the oldest outbox entry is now over a second old
-            during = scrape(client)  # one socket open, one match live, outbox full
+
+            def aged():  # one socket open, one match live, the outbox's oldest entry > 1 s old
+                metrics = scrape(client)
+                return metrics if value(metrics, "duelhall_outbox_oldest_seconds") >= 1.0 else None
+
+            during = wait_for(aged)
         client.portal.call(svc.outbox.drain_all)
         after = scrape(client)
         steps = client.portal.call(svc.store.load, finished_id)["steps"]  # engine steps applied

@@ -14,6 +14,7 @@ from redis.exceptions import ConnectionError, ResponseError, TimeoutError
 from app.live.multiplex import MultiplexedRedis
 from app.live.store import MatchStore
 from tests.multiprocess.servers import redis_url_for_tests
+from tests.support import async_wait_for
 
 
 @pytest.fixture
@@ -66,7 +67,11 @@ async def test_a_killed_connection_fails_its_calls_and_the_next_call_reconnects(
         await plain.set(key, "here")
         my_id = await line.execute("CLIENT", "ID")
         blocked = asyncio.ensure_future(line.execute("BLPOP", f"{key}:never", 5))
-        await asyncio.sleep(0.1)
+
+        async def blocking() -> bool:  # the server has the BLPOP: it is in flight
+            return any(c.get("cmd") == "blpop" for c in await plain.client_list(client_id=[my_id]))
+
+        await async_wait_for(blocking, message="the BLPOP never reached the server")
         assert await plain.client_kill_filter(_id=my_id) == 1
         with pytest.raises(ConnectionError):
             await blocked

@@ -3,7 +3,6 @@ what seat A may not know (B's hand, the draw-pile order) must give A, and a spec
 byte-identical HTTP views and websocket messages - before and after the same public move."""
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from tests.app.support import duell_match, pending_player
+from tests.support import wait_for
 
 
 def _observe(client):
@@ -38,15 +39,25 @@ def test_moves_and_lobby_changes_reach_observers(client):
 
 def test_clock_timeouts_reach_observers(client, monkeypatch):
     from app.live import clocks
+    from app.live import store as store_module
 
     seen = _observe(client)
     mid, players = duell_match(client, {"clock_seconds": 5})
     start = client.get(f"/api/matches/{mid}").json()["version"]
-    # The clock loop now sees the deadline as passed.
-    monkeypatch.setattr(clocks, "now", lambda: time.time() + 6)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not any(m == mid and ver > start for m, ver, _ in seen):
-        time.sleep(0.1)
-    fired = [ver for m, ver, _ in seen if m == mid and ver > start]
-    assert fired, "the clock's move was not observed"
+    # The clock loop now sees the deadline as an hour gone. Both names of the clock move: the
+    # loop finds due matches with clocks.now, the store fires them with store.now (the same
+    # function, imported; patching one name alone waited the real 5 s).
+    later = []
+
+    def an_hour_on():
+        later.append(time.time() + 3600)
+        return later[-1]
+
+    monkeypatch.setattr(clocks, "now", an_hour_on)
+    monkeypatch.setattr(store_module, "now", an_hour_on)
+    fired = wait_for(lambda: [ver for m, ver, _ in seen if m == mid and ver > start], timeout=20,
+                     message="the clock's move was not observed")
     assert client.get(f"/api/matches/{mid}").json()["version"] >= fired[0]
+    # The patched clock did it: the next decision's deadline is counted from an hour on.
+    doc = client.portal.call(client.app.state.services.store.load, mid)
+    assert later and min(doc["deadlines"].values()) > time.time() + 3000

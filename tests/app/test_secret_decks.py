@@ -19,9 +19,18 @@ from app.db.models import Tournament
 from games.bots import choose
 from games.parbaj.cardpool import POOL
 from games.replay import replay_record
+from tests.app.test_tournaments_api import (  # noqa: F401
+    enter,
+    make_event,
+    ok,
+    org,
+    players,
+    running_event,
+    sfx,
+    starter_decks,
+    step,
+)
 from tests.app.test_websocket import connect
-from tests.app.test_tournaments_api import (enter, make_event, ok, org, players,  # noqa: F401
-                                            running_event, sfx, starter_decks, step)
 from tests.conftest import account, drain, guest
 
 STARTERS = sorted(POOL.decks)

@@ -27,6 +27,7 @@ from app.tournaments import corrections, service
 from app.tournaments import matchplay as MP
 from games.bots import choose
 from tests.conftest import account, guest
+from tests.support import async_wait_for
 
 # ------------------------------------------------------------------------------ helpers
 
@@ -173,6 +174,7 @@ def audit_entries(client, action):
 # ------------------------------------------------------------------------------ the whole event
 
 
+@pytest.mark.slow
 def test_swiss_with_top_cut_parbaj_event_runs_itself_to_the_end(client, org):
     """8 players, 3 Swiss rounds (best of 1) and a top 4 (best of 3), every match played through
     the match API; results and pairings happen by themselves."""
@@ -197,7 +199,8 @@ def test_swiss_with_top_cut_parbaj_event_runs_itself_to_the_end(client, org):
             v = view(client, mid, seats[p["players"][0]])
             decider = len(p["matches"]) > 1
             assert p["stage"] == "cut" or not decider
-            assert v["status"] == "live" and v["options"].get("best_of") == (3 if p["stage"] == "cut" and not decider else 1)
+            assert v["status"] == "live" and v["options"].get("best_of") == (
+                3 if p["stage"] == "cut" and not decider else 1)
             play(client, mid, seats, rnd, resign_after=rnd.choice([6, 20, 60, None]))
     assert d["status"] == "finished", d["status"]
     assert played_rounds == {1, 2, 3, 4, 5}  # 3 Swiss rounds, semi-finals, final
@@ -320,7 +323,8 @@ def test_deck_validation_and_lock_at_check_in(client, org):
     starter = ok(client.get("/api/parbaj/starter-decks"))[2]
     me_c = ok(client.post(f"/api/tournaments/{tid}/register", json={"deck": {"starter": starter["id"]}},
                           headers=c["headers"]))
-    assert me_c["entrant"]["deck_name"] == starter["name"] and sorted(me_c["entrant"]["deck"]) == sorted(starter["cards"])
+    assert me_c["entrant"]["deck_name"] == starter["name"] and sorted(me_c["entrant"]["deck"]) == sorted(
+        starter["cards"])
     err(client.post(f"/api/tournaments/{tid}/register", json={"deck": {"starter": starter["id"], "cards": good}},
                     headers=account(client, "Both" + sfx())["headers"]), 422, "invalid_message")
     ok(client.post(f"/api/tournaments/{tid}/withdraw", headers=c["headers"]))
@@ -340,7 +344,8 @@ def test_deck_validation_and_lock_at_check_in(client, org):
     assert len(ok(client.get(f"/api/tournaments/{tid}/decks", headers=org["headers"]))) == 2
     mine = ok(client.get(f"/api/tournaments/{tid}/decks", headers=a["headers"]))
     assert [d["user"]["id"] for d in mine] == [a["user"]["id"]]
-    assert "deck" not in json.dumps(detail(client, tid)["entrants"]).replace('"has_deck"', "").replace('"deck_locked"', "")
+    assert "deck" not in json.dumps(detail(client, tid)["entrants"]).replace('"has_deck"', "").replace(
+        '"deck_locked"', "")
     d = step(client, org, tid, "start")
     mid = d["current_round"]["pairings"][0]["matches"][0]["id"]
     # The match plays the registered decks: no deck choice left to make.
@@ -561,7 +566,8 @@ def test_override_with_reason_is_audited_and_disputes_hold_pairing(manual_client
     err(client.post(f"/api/tournaments/{tid}/pairings/{p2['id']}/dispute", json={"reason": "too late"},
                     headers=people[p2["players"][1]]["headers"]), 409, "dispute_closed")
     err(client.post(f"/api/tournaments/{tid}/pairings/{p2['id']}/override", json={
-        "result": {"winner": p2["players"][1]}, "reason": "too late"}, headers=org["headers"]), 409, "correction_closed")
+        "result": {"winner": p2["players"][1]}, "reason": "too late"}, headers=org["headers"]),
+        409, "correction_closed")
     # An override of an open pairing reports it and ends its live match.
     q = detail(client, tid)["current_round"]["pairings"][0]
     err(client.post(f"/api/tournaments/{tid}/pairings/{q['id']}/override", json={
@@ -601,7 +607,8 @@ def test_concurrent_changes_are_never_lost(manual_client, org, monkeypatch):
     async def slow_get(maker, tournament_id):
         ev = await real_get(maker, tournament_id)
         reads.append(ev["revision"])
-        await asyncio.sleep(0.05)  # both read before either writes
+        # Both read before either writes: the first reader waits for the second.
+        await async_wait_for(lambda: len(reads) >= 2, message="the second change never read")
         return ev
 
     monkeypatch.setattr(tdb, "get", slow_get)
@@ -644,6 +651,7 @@ def test_exports(client, org):
     assert {x["omw"] for x in standings} and all(x["winner"] for x in pairings)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,fmt,rounds_played", [
     (2, "swiss", 1), (2, "single_elimination", 1), (2, "double_elimination", 3),
     (3, "swiss", 2), (3, "round_robin", 3), (3, "single_elimination", 2),
@@ -836,7 +844,7 @@ def test_cancel_stops_the_events_live_matches(client, org):
         r = act(client, mid, p, {"type": "resign"})
         assert r.status_code == 409, r.text
     drain(client)
-    for mid, p in live:
+    for mid, _p in live:
         row = ok(client.get(f"/api/matches/{mid}"))
         assert row["status"] == "aborted"
     profile = ok(client.get(f"/api/users/{first_player['user']['id']}"))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from tests.app.support import duell_match, view
 from tests.app.test_fuzz import messages
@@ -52,6 +54,7 @@ def replies_until_pong(ws) -> list[dict]:
         out.append(m)
 
 
+@pytest.mark.slow
 def test_hostile_frames_never_crash_a_socket_or_hurt_the_others(roomy_client):
     client = roomy_client
     mid, p = duell_match(client)

@@ -390,7 +390,8 @@ def test_admin_review_as_a_viewer(new_page, server, finished_duel):
     secret = omni["state"]["players"]["B"]["plan_salt"]
     assert secret and secret not in json.dumps(as_a)
     # B's locked plan as B sent it (the action log holds it too): shown only omnisciently.
-    b_plans = [a["action"] for a in duel["record"]["actions"][:step] if a["seat"] == "B" and a["action"]["type"] == "plan"]
+    b_plans = [a["action"] for a in duel["record"]["actions"][:step]
+               if a["seat"] == "B" and a["action"]["type"] == "plan"]
     b_plan = json.dumps(b_plans[-1], separators=(",", ":"))
     assert "plan" not in as_a["state"]["players"]["B"] and omni["state"]["players"]["B"]["plan"]
 

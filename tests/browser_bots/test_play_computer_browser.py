@@ -22,8 +22,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.duell_ui import (BOARD, aggressive, my_turn, play, sign_in, view,
-                                    wait_board)
+from tests.browser.duell_ui import BOARD, aggressive, my_turn, play, sign_in, view, wait_board
 from tests.browser_support import BROWSER_MARKS, chromium, run_server, server_env
 
 pytestmark = BROWSER_MARKS
@@ -137,7 +136,7 @@ def test_play_the_computer_from_the_lobby_to_the_end(server, new_page):
                 record = json.loads(r.read())
             break
         except urllib.error.HTTPError as e:
-            assert e.code == 503 and time.monotonic() < end, f"record: HTTP {e.code}"
+            assert e.code == 503 and time.monotonic() < end, f"record: HTTP {e.code}"  # noqa: PT017
             time.sleep(0.2)
     assert record["seats"][1]["user"]["bot"] == "random"
     bot_steps = [a for a in record["actions"] if a["seat"] == "B"]

@@ -165,8 +165,10 @@ def test_organiser_runs_an_event_in_the_browser(server, browser):
            {"action": {"type": "resign"}})
 
         # The bracket and the pairings update without a reload.
-        expect(page.locator(f"svg[data-testid=bracket-svg] g[data-match='{semi['id']}'][data-status=done]")).to_have_count(1)
-        expect(page.locator(f"#pairings-table tr[data-pairing='{semi['id']}']")).to_have_attribute("data-status", "done")
+        expect(page.locator(f"svg[data-testid=bracket-svg] g[data-match='{semi['id']}'][data-status=done]")
+               ).to_have_count(1)
+        expect(page.locator(f"#pairings-table tr[data-pairing='{semi['id']}']")
+               ).to_have_attribute("data-status", "done")
         expect(page.locator(f"#pairings-table tr[data-pairing='{semi['id']}']")).to_contain_text(winner_name)
         assert page.evaluate("() => window.__sameDocument") == "yes"
         assert int(page_el.get_attribute("data-revision")) > revision

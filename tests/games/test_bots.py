@@ -178,6 +178,7 @@ def test_hidden_information_changes_nothing_a_bot_sees_or_does(game_id):
 SEEDS = {"duell": 12, "duel": 3, "combat": 12, "parbaj": 12}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAMES)
 @pytest.mark.parametrize("level", LEVELS)
 def test_bots_only_send_legal_actions(game_id, level):
@@ -215,6 +216,7 @@ STRENGTH = [  # (game, options, matches): the strong seat alternates A, B, A, ..
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id,options,n", STRENGTH)
 def test_strong_beats_random_on_a_fixed_seed_set(game_id, options, n):
     game = get_game(game_id)

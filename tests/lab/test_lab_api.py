@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 import uuid
 
+import pytest
+
 from tests.conftest import account
 
 
@@ -22,6 +24,7 @@ def _wait_done(client, run_id: str, headers: dict, timeout: float = 120) -> dict
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_organiser_runs_the_lab_and_reads_the_report(client):
     sfx = uuid.uuid4().hex[:6]
     org = account(client, "Org" + sfx, role="organiser")
@@ -83,6 +86,7 @@ def test_lab_limits_and_roles(client, settings):
     assert duel["lineup"] == "duellist" and "brute" in duel["lineups"]
 
 
+@pytest.mark.slow
 def test_a_run_whose_process_died_is_marked_failed_and_frees_the_slot(client):
     """kill -9 leaves no chance to say so: a queued or running run without a heartbeat is
     failed by the next read, and its user may start another at once."""

@@ -52,6 +52,7 @@ def test_report_counts_add_up(game_id, extra):
     assert r["length"]["p50"] <= r["length"]["p90"] <= r["length"]["max"]
 
 
+@pytest.mark.slow
 def test_same_report_whatever_the_worker_count():
     spec = LabSpec(game="duell", games=30, bots=["strong", "random"], seed=7,
                    options={"mode": "tenzone"}, compare={"mode": "tenzone", "duels_to_win": 2})

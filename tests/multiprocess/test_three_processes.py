@@ -76,10 +76,9 @@ def test_history_writer_in_its_own_worker_process(db_url, tmp_path):
     import os
     import subprocess
     import sys
+    import uuid
 
     from tests.multiprocess.servers import ROOT
-
-    import uuid
 
     prefix = f"mpw{uuid.uuid4().hex[:8]}:"
     no_outbox = [{"RUN_OUTBOX": "false", "RUN_CLOCKS": "false", "REDIS_PREFIX": prefix},

@@ -6,7 +6,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import app.tournaments as T
 from app.tournaments.seeding import next_power_of_two
@@ -87,7 +88,7 @@ def test_double_elimination_properties(n, seed, drops, reset):
         assert gf2["status"] == "skipped"
     if champ is not None:
         assert losses.get(champ, 0) <= 1 and not _dropped(state, champ)
-    for pid, k in losses.items():
+    for _pid, k in losses.items():
         assert k <= 2
     everyone = {p["id"] for p in state["players"]}
     two = {p for p, k in losses.items() if k == 2}

@@ -6,7 +6,8 @@ import math
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import app.tournaments as T
 from app.tournaments.swiss import pair_round
@@ -54,6 +55,7 @@ def check_swiss_rounds(log, state):
     return met, byes
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=sizes, seed=st.integers(0, 10**6), drops=st.sampled_from([0.0, 0.02, 0.1]),
        best_of=st.sampled_from([1, 3]))
@@ -164,6 +166,7 @@ def test_late_entry():
     assert e.value.code == "late_entry_not_allowed"
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(8, 128), cut=st.sampled_from([4, 8]), seed=st.integers(0, 10**6),
        drops=st.sampled_from([0.0, 0.05]))

@@ -223,7 +223,7 @@ def assert_no_secrets(doc: dict) -> None:
     st = doc.get("state")
     if not st:
         return
-    assert set(st["seats"][s]["draw"] for s in st["seats"]) <= set(range(0, 81))
+    assert {st["seats"][s]["draw"] for s in st["seats"]} <= set(range(81))
     rounds = list(st["table"]["rounds"]) + list((st.get("last_battle") or {}).get("rounds") or [])
     rounds += [e["attacks"] for e in doc.get("events") or [] if e.get("type") == "attack"]
     for rnd in rounds:

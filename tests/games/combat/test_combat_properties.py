@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from combat_support import GAME, R, cards_in_play, do, dumps, playout, random_options, random_step
 from hypothesis import given, settings
 from hypothesis import strategies as st_
@@ -13,6 +14,7 @@ from games.base import OMNISCIENT, SPECTATOR, clone, filter_events, seat_names
 
 
 # ---- conservation ---------------------------------------------------------------------------
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     seed=st_.integers(0, 2**32),
@@ -143,6 +145,7 @@ def hidden_of(state):
             state["prisoners"], state["seed"])
 
 
+@pytest.mark.slow
 def test_differential_no_leak():
     """Two states that differ only in what nobody may know give every seat and a spectator
     byte-identical views and events, for the same actions, until the differing cards are

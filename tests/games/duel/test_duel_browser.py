@@ -21,10 +21,10 @@ import time
 import pytest
 
 from games.base import filter_events
-from tests.browser_support import BROWSER_MARKS, chromium, run_server, server_env
 from games.duel.bots import random_action
 from games.duel.commit import canonical_json, commitment, verify_commitment
 from games.duel.engine import GAME
+from tests.browser_support import BROWSER_MARKS, chromium, run_server, server_env
 
 BOARD = "#board .board-host[data-game=duel] section.duel"
 
@@ -322,7 +322,7 @@ def test_browser_fallback_sha256_matches_hashlib(new_page):
 
     page = new_page("Hasher")
     page.goto("/")
-    texts = ["a" * n for n in range(0, 140)] + ["0123456789abcdef0123456789abcdef:" + canonical_json(
+    texts = ["a" * n for n in range(140)] + ["0123456789abcdef0123456789abcdef:" + canonical_json(
         {"type": "plan", "slots": [{"stance": "middle", "technique": "block"}] * 3})]
     got = page.evaluate(FALLBACK_JS, texts)
     assert got == [hashlib.sha256(x.encode()).hexdigest() for x in texts]

@@ -82,16 +82,16 @@ def test_every_commitment_is_opened_and_verifies(seed):
 def test_the_revealed_choice_is_what_was_played():
     st = make("ronin", "ronin", pos=(6, 10))
     st, ev = play(st, "DC", "W:middle", fw=("toward", "stay"))
-    fw = [e for e in of(ev, "reveal", seat="A") if e["decision"] == "footwork"][0]
+    fw = next(e for e in of(ev, "reveal", seat="A") if e["decision"] == "footwork")
     assert fw["choice"] == {"type": "footwork", "move": "toward"}
-    commit = [e for e in of(ev, "commit", seat="A") if e["decision"] == "footwork"][0]
+    commit = next(e for e in of(ev, "commit", seat="A") if e["decision"] == "footwork")
     assert commit["commitment"] == fw["commitment"]
 
 
 def test_plan_is_opened_at_exchange_end_with_its_salt():
     st = make("ronin", "ronin", pos=(3, 13))
     st, ev = play(st, "DC HC W:low", "W:middle")
-    plan_commit = [e for e in of(ev, "commit", seat="A") if e["decision"] == "plan"][0]
+    plan_commit = next(e for e in of(ev, "commit", seat="A") if e["decision"] == "plan")
     # not opened during the exchange: only each slot's technique is revealed as it is played
     assert not [e for e in of(ev, "reveal", seat="A") if e["decision"] == "plan"]
     assert GAME.view(st, "B")["players"]["A"]["plan_commitment"] == plan_commit["commitment"]
@@ -100,7 +100,7 @@ def test_plan_is_opened_at_exchange_end_with_its_salt():
     for _ in range(2):
         st, e = step(st)
         ev_all += e
-    opened = [e for e in of(ev_all, "reveal", seat="A") if e["decision"] == "plan"][0]
+    opened = next(e for e in of(ev_all, "reveal", seat="A") if e["decision"] == "plan")
     assert opened["vis"] == "all"
     assert verify_commitment(plan_commit["commitment"], opened["salt"], opened["choice"])
     assert [s["technique"] for s in opened["choice"]["slots"]] == [

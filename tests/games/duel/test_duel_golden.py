@@ -94,6 +94,7 @@ def _golden() -> dict:
     return json.loads(GOLDEN_FILE.read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_engine_output_matches_the_golden_set(name):
     expected = _golden()[name]

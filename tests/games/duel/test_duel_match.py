@@ -5,8 +5,20 @@ import json
 import random
 
 import pytest
-from duel_kit import (GAME, OMNISCIENT, SPECTATOR, dumps, exchange, footwork, hp, make, of, play,
-                      random_playout, step)
+from duel_kit import (
+    GAME,
+    OMNISCIENT,
+    SPECTATOR,
+    dumps,
+    exchange,
+    footwork,
+    hp,
+    make,
+    of,
+    play,
+    random_playout,
+    step,
+)
 
 from games.base import GameError, IllegalAction, MatchOver, NotYourTurn
 from games.duel.bots import expand, random_action
@@ -114,7 +126,7 @@ def test_timeout_defaults_in_every_phase():
     assert st["P"]["A"]["stance"] == "middle"
     st["P"]["A"]["stance"] = "low"  # the default plan uses the current (opening) stance
     st, ev = GAME.timeout(st, "A")
-    assert [e for e in ev if e["type"] == "timeout"][0]["count"] == 3
+    assert next(e for e in ev if e["type"] == "timeout")["count"] == 3
     st, _ = GAME.apply(st, "B", {"type": "plan", "slots": [{"stance": "high", "technique": "wait"}] * 3})
     assert st["P"]["A"]["plan"].endswith("low/wait,low/wait,low/wait")
     st, ev = GAME.timeout(st, "A")

@@ -162,7 +162,7 @@ def _moves(events, seat):
 
 def test_weather_resolution_differential(playouts):
     checked = {"sun": 0, "fog": 0}
-    for seed, rec, _ in playouts:
+    for _seed, rec, _ in playouts:
         for i, (st, seat, action, _) in enumerate(rec):
             if st["phase"] not in ("footwork", "dodge") or len(GAME.pending(st)) < 2:
                 continue

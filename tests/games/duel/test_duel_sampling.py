@@ -163,7 +163,7 @@ def test_refused_action_copies_nothing_and_changes_nothing():
     before = json.dumps(st)
     for bad in ({"type": "plan", "slots": []}, {"type": "footwork", "move": "stay"},
                 {"type": "plan"}, {"type": "plan", "slots": [], "x": 1}, ["plan"]):
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017  (a malformed action: any refusal will do)
             GAME.apply(st, "A", bad)
     assert json.dumps(st) == before
 

@@ -1,8 +1,21 @@
 """The weather cycle, its public chance draws, and what morning sun and fog hide."""
 from __future__ import annotations
 
-from duel_kit import (GAME, OMNISCIENT, SPECTATOR, E, dumps, exchange, footwork, make, of, play,
-                      random_playout, seen, step)
+from duel_kit import (
+    GAME,
+    OMNISCIENT,
+    SPECTATOR,
+    E,
+    dumps,
+    exchange,
+    footwork,
+    make,
+    of,
+    play,
+    random_playout,
+    seen,
+    step,
+)
 
 
 def expected_schedule(n, sun_first, x):

@@ -9,7 +9,7 @@ import json
 import os
 import random
 import shutil
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -139,7 +139,7 @@ def seed_where_a_starts(options):
 def test_board_renders_and_moves_by_clicking(browser):
     options = {"mode": "prologo"}
     match = Match(options, seed_where_a_starts(options))
-    match.deadline = (datetime.now(timezone.utc) + timedelta(seconds=30)).isoformat()
+    match.deadline = (datetime.now(UTC) + timedelta(seconds=30)).isoformat()
     page, errors = open_board(browser, match)
     L = match.state["options"]["track_length"]
     assert page.locator(".duell-space").count() == L

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 from duell_helpers import (
@@ -164,9 +163,10 @@ def test_card_conservation_and_invariants():
                 moved = {}
                 for e in (e for e in events if "from" in e and "to" in e):
                     toward = 1 if e["seat"] == "A" else -1
-                    step = {"move": lambda: e["card"] * (toward if e["dir"] == "forward" else -toward),
-                            "advance_attack": lambda: e["move"] * toward,
-                            "retreat": lambda: -e["card"] * toward}[e["type"]]()
+                    # The lambdas run at once (B023 does not apply).
+                    step = {"move": lambda: e["card"] * (toward if e["dir"] == "forward" else -toward),  # noqa: B023
+                            "advance_attack": lambda: e["move"] * toward,  # noqa: B023
+                            "retreat": lambda: -e["card"] * toward}[e["type"]]()  # noqa: B023
                     assert e["seat"] == seat and e["from"] == before[seat]
                     assert e["to"] == e["from"] + step
                     moved[seat] = e["to"]
@@ -240,6 +240,7 @@ NO_LEAK_CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", NO_LEAK_CONFIGS)
 @pytest.mark.parametrize("viewer", ["A", "B", SPECTATOR])
 def test_differential_no_leak(options, viewer):
@@ -328,20 +329,8 @@ def test_opponent_draws_and_deals_are_redacted_in_playouts():
                                                       or rule_now == "open_hands")
 
 
-def test_speed_random_matches():
-    t = time.perf_counter()
-    n = 0
-    while n < 60:
-        playout({"mode": "tenzone" if n % 2 else "prologo"}, n)
-        n += 1
-    rate = n / (time.perf_counter() - t)
-    assert rate > 30, rate  # generous floor for slow CI machines; typically ~150-250/s
-
-
-def test_view_is_cheap():
-    state = GAME.setup({"mode": "tenzone"}, SEATS, 3)
-    t = time.perf_counter()
-    for _ in range(2000):
-        GAME.view(state, "A")
-    per = (time.perf_counter() - t) / 2000
-    assert per < 200e-6, per  # target < 50 µs; generous for CI
+def test_random_matches_of_both_modes_play_to_the_end():
+    # How fast (matches/s, view() µs): bench/engine.py duell, see docs/performance.md.
+    for n in range(60):
+        state, _ = playout({"mode": "tenzone" if n % 2 else "prologo"}, n)
+        assert state["result"] is not None, n

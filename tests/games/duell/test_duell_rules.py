@@ -495,8 +495,8 @@ def test_new_duel_is_dealt_afresh():
     assert sorted(s2["deck"] + s2["hands"]["A"] + s2["hands"]["B"]) == sorted(T.MOVEMENT_DECK)
     deal_b_for_a = [e for e in filter_events(ev, "A") if e["type"] == "deal" and e["seat"] == "B"]
     assert deal_b_for_a == [{"type": "deal", "seat": "B", "count": 5, "deck_count": 20}]
-    assert "cards" in [e for e in filter_events(ev, "B") if e["type"] == "deal"
-                       and e["seat"] == "B"][0]
+    assert "cards" in next(e for e in filter_events(ev, "B") if e["type"] == "deal"
+                           and e["seat"] == "B")
 
 
 # ---------------------------------------------------------------------------------------------

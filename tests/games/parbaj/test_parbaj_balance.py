@@ -2,11 +2,14 @@
 and the greedy bot plays legal moves only."""
 import random
 
+import pytest
+
 from games.parbaj.balance import play, report
 from games.parbaj.cardpool import POOL
 from games.parbaj.engine import GAME
 
 
+@pytest.mark.slow
 def test_no_starter_deck_wins_more_than_60_percent():
     r = report(6, 1)
     for d in POOL.decks:

@@ -155,7 +155,8 @@ def decide(page, deck_button, keyboard=False):
         attacks = [a for a in legal if a["type"] == "declare" and (a["target"] or "").startswith(other)]
         if attacks:
             a = attacks[0]
-            board(page, f"[data-testid=pj-ability][data-creature={a['creature']}][data-ability='{a['ability']}']").click()
+            board(page, f"[data-testid=pj-ability][data-creature={a['creature']}]"
+                        f"[data-ability='{a['ability']}']").click()
             # Targeting by clicking: the enemy creature is highlighted.
             board(page, f"[data-testid=pj-target][data-target={a['target']}]").click()
             if a["token"]:
@@ -190,7 +191,7 @@ def test_build_a_deck_then_play_a_match_with_it(new_page):
     ann.select_option("#pj-f-kind", "creature")
     results = ann.locator("[data-testid=pj-results] .pj-browser-card")
     expect(results.locator("[data-card=tide_otter]").first).to_be_visible()
-    shown = [c for c in results.evaluate_all("els => els.map(e => e.dataset.card)")]
+    shown = list(results.evaluate_all("els => els.map(e => e.dataset.card)"))
     assert shown and all(CARDS[c]["type"] == "water" and CARDS[c]["level"] == 1 for c in shown)
     tide = ann.locator(".pj-browser-card[data-card=tide_otter]")
     expect(tide).to_contain_text("Endurance 5")

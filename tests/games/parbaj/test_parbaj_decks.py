@@ -77,7 +77,7 @@ def test_field_needs_a_level_one_creature_of_its_type():
 def test_unknown_card():
     ps = validate_deck(BASE + ["dragon_god"])
     assert [p.code for p in ps] == ["unknown_card"]
-    assert "'dragon_god' is not a Párbaj card." == ps[0].message
+    assert ps[0].message == "'dragon_god' is not a Párbaj card."
 
 
 def test_no_level_one_creature():

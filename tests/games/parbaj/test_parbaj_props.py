@@ -56,13 +56,14 @@ def test_random_playouts_terminate_with_a_result(best_of):
     assert sum(reasons.values()) == 25
 
 
+@pytest.mark.slow
 def test_replay_is_deterministic_and_state_is_json():
     for seed in range(6):
         seen = []
 
         def check(st, seat, act, rnd):
             assert json.loads(json.dumps(st)) == st
-            seen.append(dumps(st))
+            seen.append(dumps(st))  # noqa: B023  (called within this iteration)
 
         st, actions = playout(seed, {"best_of": 3}, on_step=check)
         replay = GAME.setup({"best_of": 3}, SEATS, seed)
@@ -250,7 +251,7 @@ def _perturb(state, seat, rnd, keep=()):
             new.append(c)
         else:
             new.append(rnd.choice(ALL_IDS))
-    if not hand and st["phase"] == "deck" or not hand and st["players"][seat]["front"] is None:
+    if (not hand and st["phase"] == "deck") or (not hand and st["players"][seat]["front"] is None):
         # Before the game starts the whole deck is the secret.
         new_deck = [rnd.choice(ALL_IDS) for _ in range(sum(deck.values()))]
         st["decks"][seat] = ",".join(new_deck)
@@ -268,6 +269,7 @@ def _same(st1, st2, viewers):
         assert dumps(GAME.view(st1, v)) == dumps(GAME.view(st2, v)), v
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("open_lists", [True, False])
 def test_differential_no_leak(open_lists):
     checked = Counter()

@@ -89,11 +89,11 @@ def test_armor_subtracts_after_boost_and_never_below_zero():
 def test_heal_never_below_zero_injuries():
     st = start(["tide_otter", "ember_pup"], ["stray_dog"], fields_a=["stormy_coast"])
     st = give_tokens(st, "A", {"water": 1})
-    o, a, b = uid_of(st, "A", "tide_otter"), uid_of(st, "A", "ember_pup"), uid_of(st, "B", "stray_dog")
+    o, a, _b = uid_of(st, "A", "tide_otter"), uid_of(st, "A", "ember_pup"), uid_of(st, "B", "stray_dog")
     st = set_injuries(st, a, 1)
     log = []
     st = one_round(st, {"A": [d(o, 1, a)]}, log)  # Soothe heal 2 on 1 injury
-    inj = [e for e in of_type(log, "injuries") if e["creature"] == a][0]
+    inj = next(e for e in of_type(log, "injuries") if e["creature"] == a)
     assert (inj["before"], inj["healing"], inj["after"]) == (1, 2, 0)
     assert st["creatures"][a]["injuries"] == 0
 
@@ -105,7 +105,7 @@ def test_heal_and_damage_resolve_together():
     log = []
     st = one_round(st, {"A": [d(o, 1, a)], "B": [d(b, 0, a)]}, log)  # heal 2, Bite 1
     assert st["creatures"][a]["injuries"] == 0
-    inj = [e for e in of_type(log, "injuries") if e["creature"] == a][0]
+    inj = next(e for e in of_type(log, "injuries") if e["creature"] == a)
     assert (inj["damage"], inj["healing"], inj["after"]) == (1, 2, 0)
 
 

@@ -41,7 +41,7 @@ def test_custom_deck_and_bad_choices():
     st = fresh()
     with pytest.raises(IllegalAction, match="no starter deck"):
         GAME.apply(st, "A", {"type": "choose_deck", "deck": "nope"})
-    with pytest.raises(IllegalAction, match="Inferno Wolf .level III. evolves from Blaze Hound"):
+    with pytest.raises(IllegalAction, match=r"Inferno Wolf .level III. evolves from Blaze Hound"):
         GAME.apply(st, "A", {"type": "choose_deck", "cards": ["ember_pup", "inferno_wolf"]})
     with pytest.raises(IllegalAction, match="does not take"):
         GAME.apply(st, "A", {"type": "choose_deck", "deck": "wildfire", "cards": []})
