@@ -121,17 +121,17 @@ class Hub:
     def socket_count(self) -> int:
         return sum(len(c) for c in self.conns.values())
 
-    async def close_all(self, code: int, timeout: float) -> None:
+    async def close_all(self, code: int, within: float) -> None:
         """Close every socket of this process with ``code`` (a drain: 1012). A socket waiting
         for its next message is closed now; one whose handler is busy (a move being applied)
         is closed by the handler once that is done and its view sent (``app/ws.py``). Returns
-        when every socket is closed, or after ``timeout``."""
+        when every socket is closed, or after ``within`` seconds."""
         self._closing = True
         conns = [c for group in self.conns.values() for c in group]
         for conn in conns:
             conn.closing = True
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(within):
                 # All at once: a client that stopped reading holds only its own close up.
                 await asyncio.gather(*(c.close(code, unless_busy=True) for c in conns))
                 for conn in conns:

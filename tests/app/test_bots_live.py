@@ -24,6 +24,7 @@ from app.live import service
 from app.live.views import render
 from games.registry import get_game
 from tests.conftest import ROOT, account, drain, guest
+from tests.support import async_wait_for
 
 ANN = {"id": "u_ann", "name": "Ann", "role": "player"}
 
@@ -518,9 +519,11 @@ async def thinking(runner, doc) -> str:
     runner.settings = runner.settings.model_copy(update={"bot_think_ms": 600_000})
     runner.kick(doc["id"])
     key = f"{runner.store.k.p}botturn:{doc['id']}:{doc['version']}"
-    async with asyncio.timeout(10):
-        while await runner.r.get(key) != runner.name:
-            await asyncio.sleep(0.01)
+
+    async def taken() -> bool:
+        return await runner.r.get(key) == runner.name
+
+    await async_wait_for(taken, message="the bot never took its turn's lease")
     return key
 
 

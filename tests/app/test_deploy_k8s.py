@@ -174,5 +174,5 @@ def test_secrets_come_from_the_secret_and_every_variable_is_a_setting(workload):
             assert "value" not in e and e["valueFrom"]["secretKeyRef"]["name"] == "duelhall", name
     if workload != MIGRATE:
         assert value(c, "APP_ENV") == "production"
-        assert SECRET_NAMES <= set(env_of(c))
+        assert set(env_of(c)) >= SECRET_NAMES
     assert c["resources"]["limits"]["memory"] and c["resources"]["requests"]["cpu"]

@@ -13,10 +13,12 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from app import drain, ws as ws_module
+from app import drain
+from app import ws as ws_module
 from app.main import create_app
 from tests.app.support import duell_match
 from tests.app.test_websocket import connect, recv_until
+from tests.support import async_wait_for
 
 
 @pytest.fixture
@@ -27,10 +29,12 @@ def draining_client(settings):
 
 
 def closed_with(ws) -> int:
-    with pytest.raises(WebSocketDisconnect) as closed:
-        while True:
+    """Read until the server closes the socket; its close code."""
+    while True:
+        try:
             ws.receive_json()
-    return closed.value.code
+        except WebSocketDisconnect as closed:
+            return closed.code
 
 
 def test_drain_closes_idle_sockets_with_1012_and_a_busy_one_after_its_move(draining_client, monkeypatch):
@@ -135,17 +139,13 @@ async def test_sigterm_runs_the_drain_first_and_a_second_one_goes_to_the_server_
         undo = drain.install(FakeServices())
         assert signal.getsignal(signal.SIGTERM) is not server_handler
         os.kill(os.getpid(), signal.SIGTERM)
-        await asyncio.sleep(0)  # the handler ran between bytecodes; the drain starts on the loop
-        while not drains:
-            await asyncio.sleep(0.01)
+        await async_wait_for(lambda: drains, message="the drain did not start")
         assert handed_on == []  # the server is not told while the drain runs
         release.set()
-        while not handed_on:
-            await asyncio.sleep(0.01)
+        await async_wait_for(lambda: handed_on, message="the signal was not handed on")
         assert handed_on == [signal.SIGTERM] and drains == [1]
         os.kill(os.getpid(), signal.SIGTERM)  # a second one: straight to the server
-        while len(handed_on) < 2:
-            await asyncio.sleep(0.01)
+        await async_wait_for(lambda: len(handed_on) == 2, message="the second signal was held")
         assert drains == [1]
         undo()
         assert signal.getsignal(signal.SIGTERM) is server_handler

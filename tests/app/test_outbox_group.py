@@ -4,11 +4,21 @@ a worker that stops leaves the group only when it holds no entries."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy.exc import DBAPIError
 
 from app.db import history
 from app.db.session import make_engine, sessionmaker
 from app.live.outbox import GROUP, OutboxWorker
-from tests.app.test_live_store import live_duell, mover_and_legal, redis_pool, stores  # noqa: F401
+from app.live.redis import make_redis
+from app.live.store import MatchStore
+from tests.app.test_live_store import live_duell, mover_and_legal
+
+
+@pytest.fixture
+async def store(settings):
+    r = make_redis(settings)
+    yield MatchStore(r, settings.redis_prefix)
+    await r.aclose()
 
 
 @pytest.fixture
@@ -37,8 +47,7 @@ async def play(store, doc, moves: int) -> dict:
     return doc
 
 
-async def test_the_group_is_made_once_not_on_every_drain(stores, maker, monkeypatch):
-    store = stores[0]
+async def test_the_group_is_made_once_not_on_every_drain(store, maker, monkeypatch):
     worker = OutboxWorker(store, maker, name="w-once")
     created = count_group_creations(worker, monkeypatch)
     doc = await play(store, await live_duell(store), 2)
@@ -52,10 +61,9 @@ async def test_the_group_is_made_once_not_on_every_drain(stores, maker, monkeypa
     assert await worker.lag() == 0
 
 
-async def test_the_writer_recovers_when_redis_lost_the_stream_and_its_group(stores, maker, monkeypatch):
+async def test_the_writer_recovers_when_redis_lost_the_stream_and_its_group(store, maker, monkeypatch):
     """A Redis restarted without its data: the next change makes the stream again, without the
     group. The writer gets NOGROUP, makes the group (from the stream's start) and writes on."""
-    store = stores[0]
     worker = OutboxWorker(store, maker, name="w-lost")
     created = count_group_creations(worker, monkeypatch)
     doc = await play(store, await live_duell(store), 1)
@@ -72,8 +80,7 @@ async def test_the_writer_recovers_when_redis_lost_the_stream_and_its_group(stor
     assert len(record["actions"]) == doc["steps"]
 
 
-async def test_the_writer_recovers_when_the_group_alone_is_destroyed(stores, maker, monkeypatch):
-    store = stores[0]
+async def test_the_writer_recovers_when_the_group_alone_is_destroyed(store, maker, monkeypatch):
     worker = OutboxWorker(store, maker, name="w-destroyed")
     created = count_group_creations(worker, monkeypatch)
     doc = await play(store, await live_duell(store), 1)
@@ -86,14 +93,13 @@ async def test_the_writer_recovers_when_the_group_alone_is_destroyed(stores, mak
     assert len(record["actions"]) == doc["steps"]
 
 
-async def test_a_stopping_worker_leaves_the_group_only_when_it_holds_nothing(stores, maker, settings, tmp_path):
-    store = stores[0]
+async def test_a_stopping_worker_leaves_the_group_only_when_it_holds_nothing(store, maker, settings, tmp_path):
     doc = await play(store, await live_duell(store), 1)
     # SQL down: the entries this worker read stay pending with it.
     down = sessionmaker(make_engine(settings.model_copy(update={
         "database_url": f"sqlite:///{tmp_path}/missing/dir/x.sqlite3"})))
     stuck = OutboxWorker(store, down, name="w-stuck")
-    with pytest.raises(Exception):
+    with pytest.raises(DBAPIError):
         await stuck.drain_once()
     assert await stuck.leave() is False  # leaving would orphan its entries
     consumers = {c["name"] for c in await store.r.xinfo_consumers(store.k.outbox, GROUP)}

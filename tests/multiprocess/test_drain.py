@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from games.registry import get_game
 from games.replay import replay_record
 from tests.multiprocess.servers import app_process_handles, redis_url_for_tests
+from tests.support import async_wait_for
 
 pytestmark = pytest.mark.multiprocess
 
@@ -49,11 +50,11 @@ async def next_view(ws) -> dict:
             return msg
 
 
-async def until_closed(ws, timeout: float) -> tuple[list[dict], int]:
+async def until_closed(ws, within: float) -> tuple[list[dict], int]:
     """Every message the socket gets until the server closes it, and the close code."""
     got = []
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(within):
             while True:
                 got.append(json.loads(await ws.recv()))
     except ConnectionClosed as closed:
@@ -63,13 +64,6 @@ async def until_closed(ws, timeout: float) -> tuple[list[dict], int]:
 def script_waiting_in_redis(r: redis.Redis) -> bool:
     """A client is held by the pause in the middle of a script: a move is in flight."""
     return any("eval" in c.get("cmd", "") and "b" in c.get("flags", "") for c in r.client_list())
-
-
-async def wait_until(check, timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while not await asyncio.to_thread(check):
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
 
 
 async def play_to_the_end(base: str, mid: str, players: dict, since: dict) -> dict:
@@ -134,7 +128,8 @@ async def scenario(p1: str, proc1, p2: str, r: redis.Redis) -> None:
         await asyncio.to_thread(r.client_pause, PAUSE_MS, False)  # all=False: writes only
         await sockets[mover].send(json.dumps({"type": "action", "client_seq": 1,
                                               "action": before["legal"][0]}))
-        await wait_until(lambda: script_waiting_in_redis(r), 5, "the move to reach Redis")
+        await async_wait_for(lambda: asyncio.to_thread(script_waiting_in_redis, r),
+                             message="the move never reached Redis")
 
         proc1.send_signal(signal.SIGTERM)
         term_at = time.monotonic()
