@@ -127,6 +127,18 @@ def standing_guard(svc, user: User):
                  not user.guest)
 
 
+async def set_password(svc, row, password_hash: str) -> int:
+    """Store an account's new password hash and move its token generation on, so every token
+    issued before stops working; returns the new generation."""
+    from app.db import accounts
+
+    gen = row.token_gen + 1
+    async with svc.maker.begin() as session:
+        await accounts.update_user(session, row.id, password_hash=password_hash, token_gen=gen)
+    await write_status(svc, row.id, row.role, row.suspended, gen, False)
+    return gen
+
+
 async def revoke(svc, user: User) -> None:
     """Sign this token out until it would have expired anyway."""
     ttl = max(1, user.exp - int(time.time()))
@@ -146,23 +158,28 @@ def _password_hash():
     return _hasher
 
 
-async def hash_password(password: str) -> str:
-    return await asyncio.to_thread(_password_hash().hash, password)
+async def _hash_work(gate, fn, *args):
+    """Argon2 work in a thread, through ``gate`` (app/password_gate.py) when given."""
+    return await (gate.run(fn, *args) if gate is not None else asyncio.to_thread(fn, *args))
+
+
+async def hash_password(password: str, gate=None) -> str:
+    return await _hash_work(gate, _password_hash().hash, password)
 
 
 _DUMMY: list[str] = []
 
 
-async def verify_password(password: str, hashed: str | None) -> bool:
+async def verify_password(password: str, hashed: str | None, gate=None) -> bool:
     """Always runs one argon2 verification, so a missing account takes as long as a wrong
     password (no user enumeration by timing)."""
     if hashed is None:
         if not _DUMMY:
-            _DUMMY.append(await hash_password("not-a-password-" + uuid.uuid4().hex))
+            _DUMMY.append(await hash_password("not-a-password-" + uuid.uuid4().hex, gate))
         hashed, password = _DUMMY[0], password + "\x00"
-        await asyncio.to_thread(_password_hash().verify, password, hashed)
+        await _hash_work(gate, _password_hash().verify, password, hashed)
         return False
-    return await asyncio.to_thread(_password_hash().verify, password, hashed)
+    return await _hash_work(gate, _password_hash().verify, password, hashed)
 
 
 # ------------------------------------------------------------------ FastAPI dependencies

@@ -1,4 +1,4 @@
-"""``duelhall`` command line: serve, migrate."""
+"""``duelhall`` command line: serve, migrate, worker, create-admin, simulate, verify."""
 from __future__ import annotations
 
 import argparse
@@ -27,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     from app.lab.cli import add_arguments as add_lab_arguments
 
     add_lab_arguments(sim)
+    verify = sub.add_parser("verify", help="check a finished match's record (GET /api/matches/{id}"
+                                           "/record): the server seed's hash, the seed derivation "
+                                           "and a replay of every step (docs/fairness.md)")
+    verify.add_argument("record", help="the record's JSON file ('-' for standard input)")
     args = parser.parse_args(argv)
     if args.command == "simulate":  # needs no database and no Redis
         from app.config import get_settings
@@ -36,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         register_all(get_settings().extra_games)
 
         return simulate(args)
+    if args.command == "verify":  # needs nothing but the file
+        return verify_file(args.record)
 
     from app.config import get_settings
     from app.db.session import migrate
@@ -90,9 +96,29 @@ def main(argv: list[str] | None = None) -> int:
     db = "DATABASE_URL" if settings.database_url else f"SQLite in {settings.data_dir}"
     print(f"Duelhall on http://{args.host}:{args.port}  ({mode}, {db})", flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=True,
+                # Forwarded headers are the app's to read, from TRUSTED_PROXIES only (app/main.py).
+                ws_max_size=4 * settings.max_message_bytes, log_level="info", proxy_headers=False,
                 ws_per_message_deflate=settings.ws_deflate)
     return 0
+
+
+def verify_file(path: str) -> int:
+    """``duelhall verify``: 0 when everything in the record agrees, 1 naming the first thing that
+    does not (or why the file is not a record)."""
+    import json
+    from pathlib import Path
+
+    from games.fairness import verify_record
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        record = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"FAILED (record): cannot read a JSON record from {path}: {e}", file=sys.stderr)
+        return 1
+    verdict = verify_record(record)
+    print(verdict.text(), file=sys.stdout if verdict.ok else sys.stderr)
+    return 0 if verdict.ok else 1
 
 
 async def run_worker(settings) -> None:
@@ -136,10 +162,15 @@ async def create_admin(settings, name: str, password: str) -> str:
     try:
         row = await accounts.by_name(maker, name)
         if row is None:
-            row = await accounts.create_account(maker, "u_" + uuid.uuid4().hex[:20], name,
-                                                await hash_password(password), role="admin")
+            try:
+                row = await accounts.create_account(maker, "u_" + uuid.uuid4().hex[:20], name,
+                                                    await hash_password(password), role="admin")
+            except accounts.NameTaken:
+                raise ValueError(f"{name!r} looks just like an existing account's name "
+                                 "(docs/accounts.md, names); choose another") from None
             return f"created admin {row.name} ({row.id})"
-        await accounts.update_user(maker, row.id, role="admin")
+        async with maker.begin() as session:
+            await accounts.update_user(session, row.id, role="admin")
         if settings.redis_url:  # drop the cached status so the role applies at once
             import redis
 

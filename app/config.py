@@ -1,12 +1,14 @@
 """Settings from the environment (prefix-free names, as operators expect)."""
 from __future__ import annotations
 
+import ipaddress
+import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +88,7 @@ class Settings(BaseSettings):
     # Replicas behind a load balancer leave migrations to a one-shot job (docker-compose.yml).
     migrate_on_start: bool = True
     clock_poll_seconds: float = 0.2
-    # Tournament sweep (app/tournaments/service.py): reconciles pairings with their matches,
+    # Tournament sweep (app/tournaments/sweep.py): reconciles pairings with their matches,
     # no-shows, round timers, delayed pairing. 0 switches it off (tests drive it by hand).
     tournament_sweep_seconds: float = 1.0
     # Computer players (app/live/bots.py, docs/bots.md). A pause before each bot move so play
@@ -110,10 +112,50 @@ class Settings(BaseSettings):
     extra_games: dict[str, str | dict[str, Any]] = Field(default_factory=dict)
     outbox_batch: int = 200
     allowed_origins: list[str] = Field(default_factory=list)
+    # Addresses or networks (CIDR) of the reverse proxies in front of the app, e.g.
+    # TRUSTED_PROXIES=172.28.0.10 (a comma-separated or JSON list). Only a request arriving
+    # from one of them has its X-Forwarded-For read, and the client is the rightmost address in
+    # it that is not a trusted proxy (a client can prepend anything; it cannot append after
+    # the proxy). Empty (the default): the connection's own address, headers ignored.
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Sign-in (app/signin.py, docs/accounts.md). Device tokens let a browser that signed in
+    # before past a lockout an attacker caused by name; they last this long, renewed at each
+    # sign-in.
+    device_token_ttl_seconds: int = 180 * 24 * 3600
+    # Password hashing (argon2, app/password_gate.py), per process: at most this many hashes
+    # at once for callers without a device token (new devices, registrations), and this many
+    # waiting; beyond that `rate_limited` at once, so a flood of wrong passwords cannot queue
+    # unbounded CPU work. Callers with a device token or a session have a lane of their own.
+    password_hash_concurrency: int = Field(1, ge=1)
+    password_hash_queue: int = Field(4, ge=0)
+    password_hash_trusted_concurrency: int = Field(1, ge=1)
+    password_hash_trusted_queue: int = Field(16, ge=0)
     instance_name: str = "app"
     log_level: str = "INFO"
     # One JSON object per line (for log collectors); false for plain text while developing.
     log_json: bool = True
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxy_list(cls, value):
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("[") else text.split(",")
+        out = []
+        for item in value or []:
+            item = str(item).strip()
+            if not item:
+                continue
+            if item == "*":
+                # uvicorn's FORWARDED_ALLOW_IPS="*" takes the leftmost X-Forwarded-For address,
+                # which the client writes: per-address limits are then the client's to choose.
+                raise ValueError("TRUSTED_PROXIES must list the proxies' addresses or networks, not '*'")
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(f"TRUSTED_PROXIES: {item!r} is not an IP address or network") from None
+            out.append(item)
+        return out
 
     def sqlalchemy_url(self) -> str:
         if self.database_url:

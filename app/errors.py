@@ -119,6 +119,47 @@ def _describe_validation(exc: RequestValidationError) -> str:
     return ("Invalid request: " + "; ".join(parts) + ".") if parts else "Invalid request."
 
 
+# SQLSTATEs of a database that cannot serve right now: class 08 (connection exception), and
+# admin/crash shutdown, "cannot connect now" (starting up, shutting down, in recovery), and
+# too many connections.
+_UNAVAILABLE_SQLSTATES = ("57P01", "57P02", "57P03", "53300")
+# Where an OSError counts as "the backend is unreachable": raised inside a database or Redis
+# client (connection refused, no route, a unix socket that is not there, a name that does not
+# resolve), not by our own code (a missing file there is a bug: 500).
+_CLIENT_PACKAGES = frozenset({"asyncpg", "aiosqlite", "sqlite3", "sqlalchemy", "redis"})
+
+
+def _raised_in_client(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__", "").partition(".")[0] in _CLIENT_PACKAGES:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def backend_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says Redis or SQL cannot be reached or cannot serve right now (answered
+    503 ``unavailable``), rather than a bug (500)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+    from sqlalchemy import exc as sa
+
+    if isinstance(exc, (RedisConnectionError, RedisTimeoutError, ConnectionError, TimeoutError)):
+        return True
+    if isinstance(exc, (sa.OperationalError, sa.InterfaceError, sa.DisconnectionError,
+                        sa.TimeoutError)):
+        return True
+    if isinstance(exc, sa.DBAPIError):
+        if exc.connection_invalidated:
+            return True
+        state = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None) or ""
+        return state.startswith("08") or state in _UNAVAILABLE_SQLSTATES
+    if isinstance(exc, OSError):
+        return _raised_in_client(exc)
+    return False
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError):
@@ -144,19 +185,20 @@ def install(app: FastAPI) -> None:
 
     # Redis or SQL unreachable (restart, failover, outage): not a bug and not the client's
     # fault; 503 tells clients and load balancers to retry. Other errors stay 500s (bugs).
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-    from sqlalchemy.exc import InterfaceError, OperationalError
-
     async def _backend_down(request: Request, exc: Exception):
         import logging
 
+        if not backend_unreachable(exc):
+            return await _unexpected(request, exc)
         logging.getLogger("duelhall").warning("backend unavailable on %s: %s", request.url.path,
                                               type(exc).__name__)
         return _json(503, "unavailable", "The service is unavailable for a moment; try again shortly.")
 
-    for kind in (RedisConnectionError, RedisTimeoutError, OperationalError, InterfaceError,
-                 ConnectionError, TimeoutError):
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    for kind in (RedisConnectionError, RedisTimeoutError, SQLAlchemyError, OSError):
         app.add_exception_handler(kind, _backend_down)
 
     @app.exception_handler(Exception)

@@ -161,6 +161,13 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
     app.add_middleware(BodyLimit, limit=settings.max_message_bytes)
     app.add_middleware(SocketsPerAddress)
     app.add_middleware(SecurityHeaders)
+    if settings.trusted_proxies:
+        # Outermost: everything inside sees the client's address. The client is the rightmost
+        # X-Forwarded-For entry that is not a trusted proxy; what a client writes to the left
+        # of it is ignored (uvicorn's middleware with an explicit list, never "*").
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     _document_errors_as_json(app)
     return app
 

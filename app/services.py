@@ -19,6 +19,7 @@ from app.live.multiplex import MultiplexedRedis
 from app.live.outbox import OutboxWorker
 from app.live.redis import make_redis
 from app.live.store import MatchStore
+from app.password_gate import PasswordGates
 
 log = logging.getLogger("duelhall")
 # Close code of a socket closed by a drain: "service restart", the client reconnects at once.
@@ -43,6 +44,8 @@ class Services:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     # Computer players' runner (app/live/bots.py), made in ``start``.
     bots: object = None
+    # The bound on argon2 work for passwords (app/password_gate.py), made in ``build``.
+    passwords: PasswordGates | None = None
     # Set by ``drain`` (SIGTERM): /readyz answers 503 so the balancer stops sending.
     draining: bool = False
 
@@ -62,6 +65,7 @@ class Services:
                                 # Unique per process even when replicas share INSTANCE_NAME.
                                 name=f"{settings.instance_name}-{socket.gethostname()}-"
                                      f"{os.getpid()}-{id(store)}"),
+            passwords=PasswordGates.from_settings(settings),
         )
 
     async def start(self) -> None:
@@ -73,13 +77,13 @@ class Services:
         self.observers.append(self.bots.observe)
         if self.settings.run_workers:
             self.tasks.append(asyncio.create_task(self.bots.sweep_loop(self.stopping), name="bots"))
-        from app.tournaments import service as tournaments  # imports the SQL layer; keep this light
+        from app.tournaments import results, sweep  # import the SQL layer; keep this module light
 
         # Tournament matches report themselves: the observer here, the sweep for what it missed.
-        self.observers.append(tournaments.on_match_change)
+        self.observers.append(results.on_match_change)
         if self.settings.run_workers and self.settings.tournament_sweep_seconds > 0:
             self.tasks.append(asyncio.create_task(
-                tournaments.run_sweep(self, self.settings.tournament_sweep_seconds, self.stopping),
+                sweep.run_sweep(self, self.settings.tournament_sweep_seconds, self.stopping),
                 name="tournaments"))
         if self.settings.run_workers and self.settings.run_outbox:
             self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))

@@ -4,7 +4,7 @@ A client may still present one, the same ways as on a match socket (``app/ws_han
 so one client serves both: it is then checked, and a bad one refused (``unauthorized``, 4401).
 
 Every change of a tournament publishes its new revision on ``<prefix>tour:<id>``
-(``app/tournaments/service.py``). This socket forwards those notices as
+(``app/tournaments/writes.py``). This socket forwards those notices as
 ``{"type": "tournament", "id", "revision"}``; on connect it sends the current revision at once.
 The page then reloads ``GET /api/tournaments/{id}`` when the revision is newer than the one it
 shows. Notices may repeat or coalesce; only the newest revision matters. The client may send

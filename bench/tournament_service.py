@@ -1,5 +1,6 @@
-"""Tournament service speed (app/tournaments/service.py) in embedded mode (SQLite file +
-in-process fakeredis), no HTTP: what an organiser's click and a finished match cost.
+"""Tournament service speed (app/tournaments: writes, lifecycle_changes, results, sweep) in
+embedded mode (SQLite file + in-process fakeredis), no HTTP: what an organiser's click and a
+finished match cost.
 
     .venv/bin/python bench/tournament_service.py               # 256-player Swiss Párbaj event
     .venv/bin/python bench/tournament_service.py --players 64 --writers 16
@@ -33,7 +34,10 @@ from app.auth import User
 from app.config import Settings
 from app.db.session import migrate
 from app.services import Services
-from app.tournaments import service
+from app.tournaments import lifecycle_changes as changes
+from app.tournaments import results
+from app.tournaments import sweep as tour_sweep
+from app.tournaments.writes import change
 from games.parbaj.cardpool import POOL
 
 
@@ -47,24 +51,24 @@ async def bench(players: int, writers: int) -> None:
     try:
         org = User("u_org", "Organiser", role="organiser", guest=False)
         decks = [d["cards"] for d in POOL.decks.values()]
-        ev = await service.create_event(svc, org, "Bench", "parbaj", "swiss",
+        ev = await changes.create_event(svc, org, "Bench", "parbaj", "swiss",
                                         {"seeding": "manual", "round_break_seconds": 0, "noshow_seconds": None})
         tid = ev["id"]
-        await service.change(svc, tid, service.transition_fn("registration"))
+        await change(svc, tid, changes.transition_fn("registration"))
         users = [User(f"u_{i:04d}", f"P{i}", guest=False) for i in range(players)]
         for i, u in enumerate(users):
-            await service.change(svc, tid, service.register_fn(u, {"cards": decks[i % len(decks)], "name": "d"}, None))
-        await service.change(svc, tid, service.transition_fn("check_in"))
+            await change(svc, tid, changes.register_fn(u, {"cards": decks[i % len(decks)], "name": "d"}, None))
+        await change(svc, tid, changes.transition_fn("check_in"))
         for u in users:
-            await service.change(svc, tid, service.check_in_fn(u.id))
+            await change(svc, tid, changes.check_in_fn(u.id))
 
         t = time.process_time()
-        ev = await service.change(svc, tid, service.start_fn({}, 1))
+        ev = await change(svc, tid, changes.start_fn({}, 1))
         start = time.process_time() - t
         tables = sum(1 for p in ev["state"]["matches"].values() if p["status"] == "pending")
 
         t = time.process_time()
-        await service.sweep_once(svc)
+        await tour_sweep.sweep_once(svc)
         sweep = time.process_time() - t
 
         rnd = random.Random(1)
@@ -80,16 +84,16 @@ async def bench(players: int, writers: int) -> None:
                 seat = rnd.choice(["A", "B"])
                 doc = (await svc.store.act(mid, doc["seats"]["AB".index(seat)]["user"]["id"], {"type": "resign"})).doc
                 t = time.process_time()
-                ev = await service.record_match(svc, doc)
+                ev = await results.record_match(svc, doc)
                 reports.append(time.process_time() - t)
 
-        fresh = await service.create_event(svc, org, "Contention", "duell", "swiss", {})
-        await service.change(svc, fresh["id"], service.transition_fn("registration"))
+        fresh = await changes.create_event(svc, org, "Contention", "duell", "swiss", {})
+        await change(svc, fresh["id"], changes.transition_fn("registration"))
         crowd = [User(f"u_c{i:03d}", f"C{i}", guest=False) for i in range(writers)]
         t = time.perf_counter()
-        await asyncio.gather(*(service.change(svc, fresh["id"], service.register_fn(u, None, None)) for u in crowd))
+        await asyncio.gather(*(change(svc, fresh["id"], changes.register_fn(u, None, None)) for u in crowd))
         contention = time.perf_counter() - t
-        done = await service.change(svc, fresh["id"], lambda ev, fx, t: False)
+        done = await change(svc, fresh["id"], lambda ev, fx, t: False)
         landed = len(done["entrants"])
     finally:
         await svc.stop()

@@ -10,7 +10,7 @@
 // render(), ensureGames(), gameName(id), lang()}. The token stays where api.js keeps it
 // (localStorage). Every user-facing string goes through shell.t (static/i18n/<lang>/core.json).
 
-import { request, getToken, setToken } from './api.js';
+import { request, getToken, setToken, getDeviceToken, setDeviceToken, withSeed } from './api.js';
 
 const enc = encodeURIComponent;
 // The server's rule (app/api/schemas.py): \w, then \w, space, . ' - _; 1-24 characters.
@@ -196,7 +196,11 @@ export function signInPanel(main, shell) {
     setAlert(error, '');
     try {
       const path = mode === 'register' ? '/api/auth/register' : '/api/auth/login';
-      const res = await send(path, { name: n, password: pw.value });
+      const body = { name: n, password: pw.value };
+      const device = mode === 'login' ? getDeviceToken(n) : null;
+      if (device) body.device_token = device;
+      const res = await send(path, body);
+      setDeviceToken(res.user?.name || n, res.device_token);
       shell.signIn(res.token, { ...res.user, guest: false });
     } catch (err) {
       busy = false;
@@ -391,6 +395,7 @@ function passwordDialog(shell, returnFocus) {
       try {
         const res = await send('/api/auth/password', { old_password: old, new_password: pw }, { auth: true });
         setToken(res.token);
+        setDeviceToken(res.user?.name, res.device_token);
       } catch (err) {
         return accountErrorText(shell, err, 'password');
       }
@@ -494,16 +499,18 @@ export function postMatch(shell, matchId) {
 
   const rematch = () =>
     run(async () => {
-      const sm = await request('POST', `/api/matches/${enc(matchId)}/rematch`);
+      const sm = await withSeed((seed) => request('POST', `/api/matches/${enc(matchId)}/rematch`, { seed }));
       // Someone else's offer may have won the race: then take a seat in theirs.
-      if (!seatedIn(sm) && sm.status === 'open') await request('POST', `/api/matches/${enc(sm.id)}/join`);
+      if (!seatedIn(sm) && sm.status === 'open') {
+        await withSeed((seed) => request('POST', `/api/matches/${enc(sm.id)}/join`, { seed }));
+      }
       go(sm.id);
     });
 
   const joinOffer = () =>
     run(async () => {
       try {
-        await request('POST', `/api/matches/${enc(s.offerId)}/join`);
+        await withSeed((seed) => request('POST', `/api/matches/${enc(s.offerId)}/join`, { seed }));
       } catch (err) {
         if (err?.code !== 'already_seated') throw err;
       }
@@ -512,7 +519,7 @@ export function postMatch(shell, matchId) {
 
   const playAgain = () =>
     run(async () => {
-      const sm = await request('POST', '/api/matches', { game: game(), options: options() });
+      const sm = await withSeed((seed) => request('POST', '/api/matches', { game: game(), options: options(), seed }));
       go(sm.id);
     });
 

@@ -5,6 +5,8 @@
 // one, `network_error` when the request never got an answer. A 401 also clears the stored
 // token and calls the handler registered with onUnauthorized() (the app asks for a name again).
 
+import { newSeed, rememberSeed } from './fairness.js';
+
 const TOKEN_KEY = 'duelhall.token';
 
 export class ApiError extends Error {
@@ -41,6 +43,39 @@ export function setToken(token) {
 
 export function clearToken() {
   setToken(null);
+}
+
+// Device tokens (docs/accounts.md): one per account name this browser signed in to, kept
+// across sign-outs. Sent with the next login of that name, it lets the right password in even
+// while other people's wrong guesses have locked the name.
+const DEVICES_KEY = 'duelhall.devices';
+
+function deviceKey(name) {
+  return String(name || '').trim().toLowerCase();
+}
+
+function readDevices() {
+  try {
+    const all = JSON.parse(localStorage.getItem(DEVICES_KEY) || '{}');
+    return all && typeof all === 'object' ? all : {};
+  } catch {
+    return {};
+  }
+}
+
+export function getDeviceToken(name) {
+  return readDevices()[deviceKey(name)] || null;
+}
+
+export function setDeviceToken(name, token) {
+  if (!token || !name) return;
+  const all = readDevices();
+  all[deviceKey(name)] = token;
+  try {
+    localStorage.setItem(DEVICES_KEY, JSON.stringify(all));
+  } catch {
+    /* storage disabled: this browser stays an unknown device */
+  }
 }
 
 /** request('GET', '/api/games') -> parsed JSON (null for an empty body). */
@@ -93,13 +128,23 @@ export const api = {
   games: () => request('GET', '/api/games'),
   matches: (status) =>
     request('GET', status ? `/api/matches?status=${enc(status)}` : '/api/matches'),
-  createMatch: (game, options) => request('POST', '/api/matches', { game, options }),
+  // Creating and joining add this browser's own seed to the deal (docs/fairness.md).
+  createMatch: (game, options) => withSeed((seed) => request('POST', '/api/matches', { game, options, seed })),
   match: (id) => request('GET', `/api/matches/${enc(id)}`),
-  join: (id) => request('POST', `/api/matches/${enc(id)}/join`),
+  join: (id) => withSeed((seed) => request('POST', `/api/matches/${enc(id)}/join`, { seed })),
   leave: (id) => request('POST', `/api/matches/${enc(id)}/leave`),
   start: (id) => request('POST', `/api/matches/${enc(id)}/start`),
   view: (id) => request('GET', `/api/matches/${enc(id)}/view`),
 };
+
+/** Send a fresh player seed with `send(seed)` (a call answering with a match summary) and
+ * remember it for that match when the server took it (static/fairness.js). */
+export async function withSeed(send) {
+  const seed = newSeed();
+  const summary = await send(seed);
+  rememberSeed(summary, seed);
+  return summary;
+}
 
 /** Fetch ``path`` with the session token and save the answer as ``filename`` (exports,
  * reports); throws an error shaped like the API's when the server refuses. */

@@ -2,6 +2,7 @@
 //
 // Routes:  #/            lobby (asks for a name first when there is no valid token)
 //          #/match/<id>  match screen: waiting room while open, then the game's board
+//          #/match/<id>/fair  the match's fair-deal check (static/fair_deal.js, docs/fairness.md)
 //          #/decks       Párbaj deck builder (static/parbaj_decks.js)
 //          #/tournaments, #/tournaments/<id>, #/tournaments/<id>/me  tournaments (static/tournaments.js)
 //          #/lab         balance lab for organisers and admins (static/lab.js)
@@ -10,6 +11,7 @@
 // Accounts (log in, register, account menu, rematch/report after a match): static/account.js.
 // Every user-facing string goes through t() (static/i18n/<lang>/core.json).
 
+import { h } from './dom.js';
 import { api, getToken, setToken, clearToken, onUnauthorized } from './api.js';
 import {
   t,
@@ -27,6 +29,8 @@ import { signInPanel, headerLinks, accountMenu, postMatch, isGuest } from './acc
 import { profileScreen, leaderboardScreen } from './profile.js';
 import { adminScreen } from './admin.js';
 import { isBot, botName, botBadge, withBotNames, playComputerPanel, addComputerControl } from './bots.js';
+import { fairMark, fairScreen } from './fair_deal.js';
+import { noteFairness } from './fairness.js';
 
 const NAME_KEY = 'duelhall.name';
 const GAME_KEY = 'duelhall.lastGame';
@@ -44,23 +48,7 @@ const app = {
 // ---------------------------------------------------------------------------------------------
 // DOM helpers
 // ---------------------------------------------------------------------------------------------
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k === 'dataset') Object.assign(el.dataset, v);
-    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
-    else if (v === true) el.setAttribute(k, '');
-    else el.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
+export { h };
 
 // The red seal: two crossed blades in a square stamp (drawn, so no font is needed).
 const SEAL_SVG =
@@ -352,6 +340,8 @@ function parseHash() {
   const path = raw.split('?')[0];
   const m = path.match(/^\/?match\/([^/]+)\/?$/);
   if (m) return { name: 'match', id: decodeURIComponent(m[1]) };
+  const fair = path.match(/^\/?match\/([^/]+)\/fair\/?$/);
+  if (fair) return { name: 'fair', id: decodeURIComponent(fair[1]) };
   if (/^\/?decks\/?$/.test(path)) return { name: 'decks' };
   if (/^\/?lab\/?$/.test(path)) return { name: 'lab' };
   const tour = path.match(/^\/?tournaments(?:\/([^/]+)(\/me)?)?\/?$/);
@@ -396,6 +386,8 @@ function render({ focus = true } = {}) {
     app.screen = adminScreen(main, shell, route);
   } else if (route.name === 'match') {
     app.screen = matchScreen(main, route.id);
+  } else if (route.name === 'fair') {
+    app.screen = fairScreen(main, shell, route.id);
   } else if (route.name === 'tournaments') {
     app.screen = tournamentsScreen(main, route);
   } else if (route.name === 'decks') {
@@ -1294,6 +1286,9 @@ function matchScreen(main, matchId) {
         { class: 'result-text' },
         h('strong', {}, info.text),
         reason ? h('span', { class: 'result-reason' }, reason) : null,
+        // Checked in this browser: the revealed server seed against its commitment and the
+        // deal's derivation (static/fair_deal.js).
+        fairMark(shell, { matchId: m.id, fairness: m.view?.fairness || m.summary?.fairness, seat: seat() }),
       ),
       h('a', { class: 'btn btn-small', href: '#/' }, t('match.back')),
     );
@@ -1616,6 +1611,7 @@ function matchScreen(main, matchId) {
     if (!first && key === m.summaryKey && !m.view) return; // nothing new while waiting
     m.summaryKey = key;
     m.summary = sm;
+    noteFairness(m.id, sm.fairness); // the commitment, remembered while the match is live
     if (first && sm.game) {
       ensureGames()
         .then(() => catalogueOf(sm.game) && ensureNamespace(catalogueOf(sm.game)))
@@ -1741,6 +1737,7 @@ function matchScreen(main, matchId) {
       m.version = version;
     }
     m.view = doc;
+    noteFairness(m.id, doc.fairness);
     if (m.summary && doc.status) m.summary = { ...m.summary, status: doc.status };
     if (isOver() && m.socket) m.socket.settle();
     if (doc.status === 'open') {

@@ -6,7 +6,7 @@
 // and history alike (`true` when history cannot tell the level). Its name is shown in the
 // reader's language from the level, not the English name the server stores.
 
-import { request } from './api.js';
+import { request, withSeed } from './api.js';
 
 const LEVEL_KEY = 'duelhall.botLevel';
 let levelsCache = null;
@@ -173,7 +173,9 @@ export function playComputerPanel(ctx) {
     remember(level.value);
     try {
       const bots = countField.hidden ? 1 : Math.trunc(Number(count.value)) || 1;
-      const summary = await request('POST', '/api/bots/matches', { game: gameId, options, level: level.value, bots });
+      const summary = await withSeed((seed) =>
+        request('POST', '/api/bots/matches', { game: gameId, options, level: level.value, bots, seed }),
+      );
       ctx.onCreated(summary);
     } catch (err) {
       ctx.showError(ctx.errorText(err));

@@ -89,7 +89,8 @@ def account(client, name: str, role: str = "player", password: str = "correct ho
         svc = client.app.state.services
 
         async def promote():
-            row = await accounts.update_user(svc.maker, body["user"]["id"], role=role)
+            async with svc.maker.begin() as session:
+                row = await accounts.update_user(session, body["user"]["id"], role=role)
             await write_status(svc, row.id, role, row.suspended, row.token_gen, False)
 
         client.portal.call(promote)

@@ -1,5 +1,6 @@
 """Admins: users and roles, match search and review, flags, notes, reports, audit trail.
-Every route needs the admin role; every change is written to the audit log."""
+Every route needs the admin role; every change is written to the audit log in the change's own
+transaction (``app/admin_actions.py``)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -8,9 +9,9 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
 
-from app import review
+from app import admin_actions, review
 from app.api.schemas import ERRORS, FlagIn, NoteIn, RoleIn, SuspendIn
-from app.auth import User, require_role, write_status
+from app.auth import User, require_role
 from app.db import accounts, history
 from app.errors import ApiError
 from app.live.views import render
@@ -36,21 +37,11 @@ async def list_users(q: str | None = Query(None, max_length=40), _: User = Depen
     return await accounts.search_users(svc.maker, q)
 
 
-async def _set_status(svc: Services, user_id: str, **values) -> dict:
-    row = await accounts.by_id(svc.maker, user_id)
-    if row is None:
-        raise ApiError("not_found", "There is no user with that id.")
-    row = await accounts.update_user(svc.maker, user_id, **values)
-    await write_status(svc, row.id, row.role, row.suspended, row.token_gen, row.is_guest)
-    return accounts.user_dict(row)
-
-
 @router.post("/users/{user_id}/role")
 async def grant_role(user_id: str, body: RoleIn, admin: User = Depends(admin_only),
                      svc: Services = Depends(get_services)):
-    out = await _set_status(svc, user_id, role=body.role)
-    await accounts.audit(svc.maker, admin.id, "grant_role", f"user:{user_id}", {"role": body.role})
-    return out
+    return await admin_actions.set_user_status(svc, admin, user_id, "grant_role", {"role": body.role},
+                                               role=body.role)
 
 
 @router.post("/users/{user_id}/suspend")
@@ -58,16 +49,13 @@ async def suspend(user_id: str, body: SuspendIn, admin: User = Depends(admin_onl
                   svc: Services = Depends(get_services)):
     if user_id == admin.id:
         raise ApiError("forbidden", "You cannot suspend yourself.")
-    out = await _set_status(svc, user_id, suspended=True)
-    await accounts.audit(svc.maker, admin.id, "suspend", f"user:{user_id}", {"reason": body.reason})
-    return out
+    return await admin_actions.set_user_status(svc, admin, user_id, "suspend", {"reason": body.reason},
+                                               suspended=True)
 
 
 @router.post("/users/{user_id}/restore")
 async def restore(user_id: str, admin: User = Depends(admin_only), svc: Services = Depends(get_services)):
-    out = await _set_status(svc, user_id, suspended=False)
-    await accounts.audit(svc.maker, admin.id, "restore", f"user:{user_id}")
-    return out
+    return await admin_actions.set_user_status(svc, admin, user_id, "restore", None, suspended=False)
 
 
 # ------------------------------------------------------------------ matches
@@ -113,11 +101,7 @@ async def live_view(match_id: str, _: User = Depends(admin_only), svc: Services 
 async def flag(match_id: str, body: FlagIn, admin: User = Depends(admin_only),
                svc: Services = Depends(get_services)):
     await _record(svc, match_id)
-    await accounts.set_flag(svc.maker, match_id, body.flagged)
-    if body.note:
-        await accounts.add_note(svc.maker, match_id, admin.id, body.note)
-    await accounts.audit(svc.maker, admin.id, "flag" if body.flagged else "unflag", f"match:{match_id}",
-                         {"note": body.note})
+    await admin_actions.flag_match(svc, admin, match_id, body.flagged, body.note)
     return {"flagged": body.flagged}
 
 
@@ -125,15 +109,13 @@ async def flag(match_id: str, body: FlagIn, admin: User = Depends(admin_only),
 async def annotate(match_id: str, body: NoteIn, admin: User = Depends(admin_only),
                    svc: Services = Depends(get_services)):
     await _record(svc, match_id)
-    note = await accounts.add_note(svc.maker, match_id, admin.id, body.text)
-    await accounts.audit(svc.maker, admin.id, "note", f"match:{match_id}", {"note_id": note["id"]})
-    return note
+    return await admin_actions.add_note(svc, admin, match_id, body.text)
 
 
 @router.get("/matches/{match_id}/export.json", summary="Replayable JSON record")
 async def export_json(match_id: str, admin: User = Depends(admin_only), svc: Services = Depends(get_services)):
     record = await _record(svc, match_id)
-    await accounts.audit(svc.maker, admin.id, "export", f"match:{match_id}", {"format": "json"})
+    await admin_actions.record_export(svc, admin, match_id, "json")
     return record
 
 
@@ -141,7 +123,7 @@ async def export_json(match_id: str, admin: User = Depends(admin_only), svc: Ser
             summary="Readable text log")
 async def export_text(match_id: str, admin: User = Depends(admin_only), svc: Services = Depends(get_services)):
     record = await _record(svc, match_id)
-    await accounts.audit(svc.maker, admin.id, "export", f"match:{match_id}", {"format": "text"})
+    await admin_actions.record_export(svc, admin, match_id, "text")
     return review.text_log(record)
 
 
@@ -154,11 +136,7 @@ async def report_queue(status: Literal["open", "resolved"] | None = "open",
 
 @router.post("/reports/{report_id}/resolve")
 async def resolve(report_id: int, admin: User = Depends(admin_only), svc: Services = Depends(get_services)):
-    out = await accounts.resolve_report(svc.maker, report_id, admin.id)
-    if out is None:
-        raise ApiError("not_found", "There is no report with that id.")
-    await accounts.audit(svc.maker, admin.id, "resolve_report", f"report:{report_id}")
-    return out
+    return await admin_actions.resolve_report(svc, admin, report_id)
 
 
 @router.get("/audit", summary="Every admin action, newest first")

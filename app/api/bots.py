@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
-from app.api.schemas import ERRORS, Strict
+from app.api.schemas import ERRORS, SeedIn, Strict
 from app.auth import User, current_user
 from app.live import bots, limits
 from app.live.store import summary
@@ -17,7 +17,7 @@ from app.services import Services, get_services
 router = APIRouter(prefix="/api", tags=["bots"], responses=ERRORS)
 
 
-class PlayComputerIn(Strict):
+class PlayComputerIn(SeedIn):
     game: str = Field(max_length=20)
     options: dict[str, Any] = Field(default_factory=dict)
     level: str = Field(max_length=20, description="One of GET /api/bots levels for the game")
@@ -38,7 +38,8 @@ async def bot_levels():
 async def play_computer(body: PlayComputerIn, request: Request, user: User = Depends(current_user),
                         svc: Services = Depends(get_services)):
     await limits.count_match_creation(svc, user, client_address(request))
-    doc = await bots.play_computer(svc, user, body.game, body.options, body.level, body.bots)
+    doc = await bots.play_computer(svc, user, body.game, body.options, body.level, body.bots,
+                                   body.seed)
     return summary(doc)
 
 

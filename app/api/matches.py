@@ -4,7 +4,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn
+from app.api.schemas import ERRORS, ActionIn, CreateMatchIn, ReportIn, SeedIn
 from app.auth import User, current_user, optional_user
 from app.db import accounts, history
 from app.errors import ApiError
@@ -13,6 +13,7 @@ from app.live.store import summary
 from app.ratelimit import client_address
 from app.secret_options import record_for, without_secrets
 from app.services import Services, get_services
+from games import fairness
 from games.base import OMNISCIENT
 from games.registry import get_game
 
@@ -23,7 +24,7 @@ router = APIRouter(prefix="/api/matches", tags=["matches"], responses=ERRORS)
 async def create_match(body: CreateMatchIn, request: Request, user: User = Depends(current_user),
                        svc: Services = Depends(get_services)):
     await limits.count_match_creation(svc, user, client_address(request))
-    doc = await svc.store.create(body.game, body.options, user.public())
+    doc = await svc.store.create(body.game, body.options, user.public(), body.seed)
     return summary(doc)
 
 
@@ -50,9 +51,10 @@ async def get_match(match_id: str, svc: Services = Depends(get_services)):
 
 
 @router.post("/{match_id}/join", summary="Take a free seat; the match starts when full")
-async def join_match(match_id: str, user: User = Depends(current_user),
+async def join_match(match_id: str, body: SeedIn | None = None, user: User = Depends(current_user),
                      svc: Services = Depends(get_services)):
-    return summary(await service.lobby_change(svc, await svc.store.join(match_id, user.public())))
+    seed = body.seed if body else None
+    return summary(await service.lobby_change(svc, await svc.store.join(match_id, user.public(), seed)))
 
 
 @router.post("/{match_id}/leave", summary="Give up your seat before the match starts")
@@ -100,8 +102,10 @@ async def get_record(match_id: str, user: User = Depends(current_user),
         raise ApiError("forbidden", "The full record is for the match's players and admins.")
     if record is None or (live and len(record["actions"]) < live["steps"]) or record["status"] != "finished":
         raise ApiError("unavailable", "The history of this match is still being written; try again shortly.", 503)
-    # A player reads what the engine lets them after the end (not the opponent's closed deck).
-    return record_for(record, OMNISCIENT if user.role == "admin" else seats[user.id])
+    # A player reads what the engine lets them after the end (not the opponent's closed deck),
+    # and each step's events as their seat was shown them (an admin: everything).
+    viewer = OMNISCIENT if user.role == "admin" else seats[user.id]
+    return fairness.record_for(record_for(record, viewer), viewer)
 
 
 @router.post("/{match_id}/report", summary="Report a match you played, with a reason")
@@ -115,7 +119,9 @@ async def report_match(match_id: str, body: ReportIn, user: User = Depends(curre
 
 @router.post("/{match_id}/rematch",
              summary="A new match of the same game and options; the other players are invited")
-async def rematch(match_id: str, user: User = Depends(current_user), svc: Services = Depends(get_services)):
+async def rematch(match_id: str, body: SeedIn | None = None, user: User = Depends(current_user),
+                  svc: Services = Depends(get_services)):
+    seed = body.seed if body else None  # the offering player's seed for the new match
     try:
         old, live = await svc.store.load(match_id), True
     except ApiError as e:
@@ -130,7 +136,7 @@ async def rematch(match_id: str, user: User = Depends(current_user), svc: Servic
     if user.id not in {s["user"]["id"] for s in old["seats"] if s["user"]}:
         raise ApiError("forbidden", "Only the match's players can offer a rematch.")
     if live:
-        new = await svc.store.rematch(match_id, user.public())
+        new = await svc.store.rematch(match_id, user.public(), seed)
         # The old match now points at the new one: observers react (bots take their seats again).
         await service.after_change(svc, await svc.store.load(match_id))
     else:
@@ -139,7 +145,7 @@ async def rematch(match_id: str, user: User = Depends(current_user), svc: Servic
         # invitation link as for any new match.
         # Secret options (fixed decks) are not carried over: the seats choose again.
         options = without_secrets(get_game(old["game"]), old["options"])
-        new = await svc.store.create(old["game"], options, user.public())
+        new = await svc.store.create(old["game"], options, user.public(), seed)
         bots = getattr(svc, "bots", None)
         if bots is not None and any((s["user"] or {}).get("bot") for s in old["seats"]):
             await bots.seat_rematch(old, new["id"])

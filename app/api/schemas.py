@@ -33,6 +33,14 @@ class CredentialsIn(Strict):
     _name = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
 
 
+class LoginIn(CredentialsIn):
+    device_token: str | None = Field(
+        default=None, max_length=2000,
+        description="The device_token a previous sign-in of this account returned to this device "
+                    "(optional): a known device is not locked out by other people's wrong "
+                    "passwords for the name (docs/accounts.md)")
+
+
 class PasswordChangeIn(Strict):
     old_password: str = Field(min_length=1, max_length=128)
     new_password: str = Field(min_length=8, max_length=128)
@@ -50,7 +58,31 @@ class TokenOut(BaseModel):
     user: UserOut
 
 
-class CreateMatchIn(Strict):
+class AccountTokenOut(TokenOut):
+    device_token: str | None = Field(
+        default=None, description="Keep it on this device and send it with the next login of this "
+                                  "account (docs/accounts.md, device tokens)")
+
+
+def _check_seed(v: str | None) -> str | None:
+    from games.fairness import check_player_seed
+
+    return None if v is None else check_player_seed(v)
+
+
+SEED_DESCRIPTION = ("Your own entropy for the deal: 32-128 hex digits (the browser sends 16 random "
+                    "bytes). Without it the server draws one for you. See docs/fairness.md.")
+
+
+class SeedIn(Strict):
+    """A body that may carry the player's seed (joining, offering a rematch)."""
+    seed: str | None = Field(default=None, description=SEED_DESCRIPTION,
+                             json_schema_extra={"pattern": "^[0-9a-fA-F]{32,128}$"})
+
+    _seed = field_validator("seed")(classmethod(lambda cls, v: _check_seed(v)))
+
+
+class CreateMatchIn(SeedIn):
     game: str = Field(max_length=20)
     options: dict[str, Any] = Field(default_factory=dict)
 

@@ -3,8 +3,9 @@
 Public: the list, a tournament's detail, its rounds, bracket and exports (drafts only for their
 organiser and admins). Running an event needs the organiser role (or admin) and being its
 organiser (or an admin). Entering one needs a registered account: guests get 403
-``account_required``. The rules live in ``app/tournaments`` (``service.py`` for changes,
-``views.py`` for what is shown); this module checks who may call and shapes the answer.
+``account_required``. The rules live in ``app/tournaments`` (changes through ``writes.change``:
+``lifecycle_changes.py`` and ``results.py``; ``views.py`` for what is shown); this module
+checks who may call and shapes the answer.
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ from app.db import tournaments as db
 from app.errors import ApiError
 from app.live import bots as live_bots
 from app.services import Services, get_services
-from app.tournaments import core, service, views
+from app.tournaments import core, results, views
 from app.tournaments import lifecycle as L
+from app.tournaments import lifecycle_changes as changes
+from app.tournaments.writes import change
 from games.parbaj.cardpool import POOL
 from games.parbaj.decks import validate_deck
 
@@ -213,7 +216,7 @@ async def list_tournaments(status: Status | None = None, game: str | None = Quer
 @router.post("", status_code=201, summary="Create a tournament (a draft)")
 async def create_tournament(body: CreateIn, user: User = Depends(organiser_role),
                             svc: Services = Depends(get_services)):
-    ev = await service.create_event(svc, user, body.name, body.game, body.format,
+    ev = await changes.create_event(svc, user, body.name, body.game, body.format,
                                     _settings_dict(body.settings))
     return await _detail(svc, ev, user)
 
@@ -265,26 +268,26 @@ async def export_csv(tournament_id: str, user: User | None = Depends(optional_us
 async def update_tournament(tournament_id: str, body: UpdateIn, user: User = Depends(organiser_role),
                             svc: Services = Depends(get_services)):
     await _managed(svc, tournament_id, user)
-    ev = await service.change(svc, tournament_id, service.update_fn(
+    ev = await change(svc, tournament_id, changes.update_fn(
         body.name, body.game, body.format, _settings_dict(body.settings)))
     return await _detail(svc, ev, user)
 
 
 async def _organiser_step(svc: Services, tournament_id: str, user: User, fn) -> dict:
     await _managed(svc, tournament_id, user)
-    return await _detail(svc, await service.change(svc, tournament_id, fn), user)
+    return await _detail(svc, await change(svc, tournament_id, fn), user)
 
 
 @router.post("/{tournament_id}/open-registration", summary="Draft -> registration")
 async def open_registration(tournament_id: str, user: User = Depends(organiser_role),
                             svc: Services = Depends(get_services)):
-    return await _organiser_step(svc, tournament_id, user, service.transition_fn("registration"))
+    return await _organiser_step(svc, tournament_id, user, changes.transition_fn("registration"))
 
 
 @router.post("/{tournament_id}/open-check-in", summary="Registration -> check-in")
 async def open_check_in(tournament_id: str, user: User = Depends(organiser_role),
                         svc: Services = Depends(get_services)):
-    return await _organiser_step(svc, tournament_id, user, service.transition_fn("check_in"))
+    return await _organiser_step(svc, tournament_id, user, changes.transition_fn("check_in"))
 
 
 @router.post("/{tournament_id}/start", summary="Check-in -> running: seat the checked-in players, pair round 1")
@@ -292,21 +295,21 @@ async def start(tournament_id: str, user: User = Depends(organiser_role),
                 svc: Services = Depends(get_services)):
     ev = await _managed(svc, tournament_id, user)
     ids = [e["user"]["id"] for e in ev["entrants"] if e["status"] in ("checked_in", "waitlisted")]
-    ratings = await service.ratings_for(svc, ev["game"], ids) if ev["settings"]["seeding"] == "rating" else {}
-    return await _organiser_step(svc, tournament_id, user, service.start_fn(ratings, service.new_seed()))
+    ratings = await changes.ratings_for(svc, ev["game"], ids) if ev["settings"]["seeding"] == "rating" else {}
+    return await _organiser_step(svc, tournament_id, user, changes.start_fn(ratings, changes.new_seed()))
 
 
 @router.post("/{tournament_id}/next-round", summary="Pair the next round now (manual pairing, or skip the break)")
 async def next_round(tournament_id: str, user: User = Depends(organiser_role),
                      svc: Services = Depends(get_services)):
-    return await _organiser_step(svc, tournament_id, user, service.next_round_fn(user))
+    return await _organiser_step(svc, tournament_id, user, changes.next_round_fn(user))
 
 
 @router.post("/{tournament_id}/cancel", summary="Cancel the tournament (audited)")
 async def cancel(tournament_id: str, body: OptionalReasonIn | None = None,
                  user: User = Depends(organiser_role), svc: Services = Depends(get_services)):
     return await _organiser_step(svc, tournament_id, user,
-                                 service.transition_fn("cancelled", user, body.reason if body else None))
+                                 changes.transition_fn("cancelled", user, body.reason if body else None))
 
 
 @router.post("/{tournament_id}/pairings/{pairing_id}/override",
@@ -314,7 +317,7 @@ async def cancel(tournament_id: str, body: OptionalReasonIn | None = None,
 async def override(tournament_id: str, pairing_id: str, body: OverrideIn,
                    user: User = Depends(organiser_role), svc: Services = Depends(get_services)):
     return await _organiser_step(svc, tournament_id, user,
-                                 service.override_fn(user, pairing_id, _result(body.result), body.reason))
+                                 results.override_fn(user, pairing_id, _result(body.result), body.reason))
 
 
 @router.post("/{tournament_id}/disputes/{dispute_id}/resolve",
@@ -323,7 +326,7 @@ async def resolve_dispute(tournament_id: str, dispute_id: int, body: ResolveIn,
                           user: User = Depends(organiser_role), svc: Services = Depends(get_services)):
     result = _result(body.result) if body.result is not None else None
     return await _organiser_step(svc, tournament_id, user,
-                                 service.resolve_fn(user, dispute_id, body.decision, result, body.reason))
+                                 results.resolve_fn(user, dispute_id, body.decision, result, body.reason))
 
 
 @router.post("/{tournament_id}/players/{user_id}/drop",
@@ -332,9 +335,9 @@ async def drop_player(tournament_id: str, user_id: str, body: OptionalReasonIn |
                       user: User = Depends(organiser_role), svc: Services = Depends(get_services)):
     ev = await _managed(svc, tournament_id, user)
     reason = body.reason if body else None
-    fn = (service.withdraw_fn(user_id, user, reason) if ev["status"] in L.OPEN_FOR_ENTRY
-          else service.drop_fn(user_id, user, reason))
-    return await _detail(svc, await service.change(svc, tournament_id, fn), user)
+    fn = (changes.withdraw_fn(user_id, user, reason) if ev["status"] in L.OPEN_FOR_ENTRY
+          else changes.drop_fn(user_id, user, reason))
+    return await _detail(svc, await change(svc, tournament_id, fn), user)
 
 
 @router.post("/{tournament_id}/bots", summary="Add computer players (registration or check-in; makes a test event)")
@@ -346,7 +349,7 @@ async def add_bots(tournament_id: str, body: BotsIn, user: User = Depends(organi
     live_bots.check_level(ev["game"], body.level)
     decks = list(POOL.decks.values()) if L.needs_deck(ev) else None
     return await _organiser_step(svc, tournament_id, user,
-                                 service.add_bots_fn(user, body.level, body.count, decks))
+                                 changes.add_bots_fn(user, body.level, body.count, decks))
 
 
 @router.get("/{tournament_id}/decks", summary="The deck lists you may see")
@@ -364,7 +367,7 @@ async def me(tournament_id: str, user: User = Depends(account), svc: Services = 
 
 async def _player_step(svc: Services, tournament_id: str, user: User, fn) -> dict:
     await _event(svc, tournament_id, user)
-    return views.me_view(await service.change(svc, tournament_id, fn), user.id)
+    return views.me_view(await change(svc, tournament_id, fn), user.id)
 
 
 @router.post("/{tournament_id}/register", summary="Sign up (full: waitlist; Swiss: late entry while open)")
@@ -374,8 +377,8 @@ async def register(tournament_id: str, body: RegisterIn | None = None, user: Use
     deck = await _deck(svc, user, body.deck if body else None)
     rating = None
     if ev["status"] == "running" and ev["settings"]["seeding"] == "rating":
-        rating = (await service.ratings_for(svc, ev["game"], [user.id])).get(user.id)
-    return views.me_view(await service.change(svc, tournament_id, service.register_fn(user, deck, rating)), user.id)
+        rating = (await changes.ratings_for(svc, ev["game"], [user.id])).get(user.id)
+    return views.me_view(await change(svc, tournament_id, changes.register_fn(user, deck, rating)), user.id)
 
 
 @router.put("/{tournament_id}/deck", summary="Register or change your deck (until check-in locks it)")
@@ -385,29 +388,29 @@ async def set_deck(tournament_id: str, body: DeckChoiceIn, user: User = Depends(
     deck = await _deck(svc, user, body)
     if deck is None:
         raise ApiError("invalid_message", "Invalid request: send 'cards', 'deck_id' or 'starter'.")
-    return await _player_step(svc, tournament_id, user, service.deck_fn(user.id, deck))
+    return await _player_step(svc, tournament_id, user, changes.deck_fn(user.id, deck))
 
 
 @router.post("/{tournament_id}/withdraw", summary="Leave before the start (your place goes to the waitlist)")
 async def withdraw(tournament_id: str, user: User = Depends(account), svc: Services = Depends(get_services)):
-    return await _player_step(svc, tournament_id, user, service.withdraw_fn(user.id))
+    return await _player_step(svc, tournament_id, user, changes.withdraw_fn(user.id))
 
 
 @router.post("/{tournament_id}/check-in", summary="Confirm you play (locks your deck)")
 async def check_in(tournament_id: str, user: User = Depends(account), svc: Services = Depends(get_services)):
-    return await _player_step(svc, tournament_id, user, service.check_in_fn(user.id))
+    return await _player_step(svc, tournament_id, user, changes.check_in_fn(user.id))
 
 
 @router.post("/{tournament_id}/drop", summary="Drop out (your open match is lost; never paired again)")
 async def drop(tournament_id: str, user: User = Depends(account), svc: Services = Depends(get_services)):
-    return await _player_step(svc, tournament_id, user, service.drop_fn(user.id))
+    return await _player_step(svc, tournament_id, user, changes.drop_fn(user.id))
 
 
 @router.post("/{tournament_id}/pairings/{pairing_id}/dispute",
              summary="Dispute your match's result (until the next round is paired)")
 async def dispute(tournament_id: str, pairing_id: str, body: ReasonIn, user: User = Depends(account),
                   svc: Services = Depends(get_services)):
-    return await _player_step(svc, tournament_id, user, service.dispute_fn(user.id, pairing_id, body.reason))
+    return await _player_step(svc, tournament_id, user, results.dispute_fn(user.id, pairing_id, body.reason))
 
 
 @router.post("/{tournament_id}/matches/{match_id}/report",
@@ -434,6 +437,6 @@ async def report_match(tournament_id: str, match_id: str, user: User = Depends(a
         raise ApiError("not_finished", "The match is still being played; it reports itself when it ends.")
     no = next(m["no"] for m in ev["meta"]["pairings"][pid]["matches"] if m["id"] == match_id)
     doc.setdefault("tournament", {"id": ev["id"], "pairing": pid, "game": no})
-    ev = await service.record_match(svc, doc) or ev
+    ev = await results.record_match(svc, doc) or ev
     p = ev["state"]["matches"][pid]
     return views.pairing_view(ev, p)

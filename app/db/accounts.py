@@ -1,4 +1,8 @@
-"""SQL for accounts, ratings, reports, notes and the audit log."""
+"""SQL for accounts, ratings, reports, notes and the audit log.
+
+A change that is audited takes the caller's session, and so does :func:`audit`: the caller opens
+one transaction (``async with maker.begin() as session``) for the change and its audit entry,
+which are then written together or not at all (``app/admin_actions.py``)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -10,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.history import _iso, _summary
 from app.db.models import AuditEntry, Match, MatchNote, MatchSeat, Rating, Report, User
+from app.names import skeleton
 
 
 def utcnow() -> datetime:
@@ -31,7 +36,7 @@ def _utc(d: datetime | None) -> datetime | None:
 
 
 class NameTaken(Exception):
-    pass
+    """The name, or a look-alike of it (same skeleton, app/names.py), belongs to an account."""
 
 
 def user_dict(u: User) -> dict:
@@ -42,9 +47,9 @@ def user_dict(u: User) -> dict:
 async def create_account(maker: async_sessionmaker, user_id: str, name: str, password_hash: str,
                          role: str = "player", bot: bool = False) -> User:
     async with maker() as session:
-        user = User(id=user_id, name=name, name_key=name.casefold(), role=role, is_guest=False,
-                    is_bot=bot, password_hash=password_hash, created_at=utcnow(),
-                    suspended=False, token_gen=0)
+        user = User(id=user_id, name=name, name_key=name.casefold(), name_skeleton=skeleton(name),
+                    role=role, is_guest=False, is_bot=bot, password_hash=password_hash,
+                    created_at=utcnow(), suspended=False, token_gen=0)
         session.add(user)
         try:
             await session.commit()
@@ -58,18 +63,28 @@ async def by_name(maker: async_sessionmaker, name: str) -> User | None:
         return (await session.execute(select(User).where(User.name_key == name.casefold()))).scalar_one_or_none()
 
 
+async def name_in_use(maker: async_sessionmaker, name: str) -> bool:
+    """Whether an account has this name or one that looks like it (the same skeleton)."""
+    async with maker() as session:
+        found = await session.execute(
+            select(User.id).where(or_(User.name_skeleton == skeleton(name),
+                                      User.name_key == name.casefold())).limit(1))
+        return found.first() is not None
+
+
 async def by_id(maker: async_sessionmaker, user_id: str) -> User | None:
     async with maker() as session:
         return await session.get(User, user_id)
 
 
-async def update_user(maker: async_sessionmaker, user_id: str, **values: Any) -> User | None:
-    async with maker() as session, session.begin():
-        user = await session.get(User, user_id)
-        if user is None:
-            return None
-        for k, v in values.items():
-            setattr(user, k, v)
+async def update_user(session: AsyncSession, user_id: str, **values: Any) -> User | None:
+    """Set ``values`` on the user's row in the caller's transaction; None if there is none."""
+    user = await session.get(User, user_id)
+    if user is None:
+        return None
+    for k, v in values.items():
+        setattr(user, k, v)
+    await session.flush()
     return user
 
 
@@ -93,11 +108,12 @@ async def search_users(maker: async_sessionmaker, q: str | None, limit: int = 50
 
 
 # ------------------------------------------------------------------ audit
-async def audit(maker: async_sessionmaker, actor_id: str, action: str, target: str,
+async def audit(session: AsyncSession, actor_id: str, action: str, target: str,
                 details: dict | None = None) -> None:
-    async with maker() as session, session.begin():
-        session.add(AuditEntry(actor_id=actor_id, action=action, target=target, details=details,
-                               created_at=utcnow()))
+    """An audit entry, in the transaction of the change it records."""
+    session.add(AuditEntry(actor_id=actor_id, action=action, target=target, details=details,
+                           created_at=utcnow()))
+    await session.flush()
 
 
 async def audit_log(maker: async_sessionmaker, limit: int = 200) -> list[dict]:
@@ -193,21 +209,20 @@ async def reports(maker: async_sessionmaker, status: str | None = "open", match_
         return [report_dict(r) for r in (await session.execute(stmt)).scalars()]
 
 
-async def resolve_report(maker: async_sessionmaker, report_id: int, admin_id: str) -> dict | None:
-    async with maker() as session, session.begin():
-        r = await session.get(Report, report_id)
-        if r is None:
-            return None
-        r.status, r.resolved_by, r.resolved_at = "resolved", admin_id, utcnow()
-        return report_dict(r)
+async def resolve_report(session: AsyncSession, report_id: int, admin_id: str) -> dict | None:
+    r = await session.get(Report, report_id)
+    if r is None:
+        return None
+    r.status, r.resolved_by, r.resolved_at = "resolved", admin_id, utcnow()
+    await session.flush()
+    return report_dict(r)
 
 
-async def add_note(maker: async_sessionmaker, match_id: str, author_id: str, text: str) -> dict:
-    async with maker() as session, session.begin():
-        n = MatchNote(match_id=match_id, author_id=author_id, text=text, created_at=utcnow())
-        session.add(n)
-        await session.flush()
-        return {"id": n.id, "author_id": author_id, "text": text, "at": _iso(n.created_at)}
+async def add_note(session: AsyncSession, match_id: str, author_id: str, text: str) -> dict:
+    n = MatchNote(match_id=match_id, author_id=author_id, text=text, created_at=utcnow())
+    session.add(n)
+    await session.flush()
+    return {"id": n.id, "author_id": author_id, "text": text, "at": _iso(n.created_at)}
 
 
 async def notes(maker: async_sessionmaker, match_id: str) -> list[dict]:
@@ -217,10 +232,9 @@ async def notes(maker: async_sessionmaker, match_id: str) -> list[dict]:
         return [{"id": n.id, "author_id": n.author_id, "text": n.text, "at": _iso(n.created_at)} for n in rows]
 
 
-async def set_flag(maker: async_sessionmaker, match_id: str, flagged: bool) -> bool:
-    async with maker() as session, session.begin():
-        res = await session.execute(update(Match).where(Match.id == match_id).values(flagged=flagged))
-        return res.rowcount > 0
+async def set_flag(session: AsyncSession, match_id: str, flagged: bool) -> bool:
+    res = await session.execute(update(Match).where(Match.id == match_id).values(flagged=flagged))
+    return res.rowcount > 0
 
 
 def _seconds_between(dialect: str, start, end):

@@ -56,7 +56,8 @@ async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
         if rec["kind"] in ("action", "timeout", "resign"):
             actions.setdefault((h["id"], h["version"]), dict(
                 match_id=h["id"], version=h["version"], seat=rec["seat"], user_id=rec.get("user_id"),
-                kind=rec["kind"], payload=rec.get("action"), created_at=rec["at"]))
+                kind=rec["kind"], payload=rec.get("action"), events=rec.get("events"),
+                created_at=rec["at"]))
         else:  # a lobby record (create, join, leave, start, bots, end from outside)
             seats_changed.add(h["id"])
     for mid, h in latest.items():
@@ -66,12 +67,14 @@ async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
         table = Match.__table__
         postgres = session.bind.dialect.name == "postgresql"
         if postgres:
-            await session.execute(_PG_UPSERT_MATCHES, _columns(latest.values(), _PG_MATCH_FIELDS))
+            await session.execute(_PG_UPSERT_MATCHES,
+                                  _columns(map(_with_fairness, latest.values()), _PG_MATCH_FIELDS))
         else:
             rows = [dict(id=h["id"], game=h["game"], status=h["status"], version=h["version"],
                          options=h["options"], seed=h["seed"], host_id=h["host"], result=h["result"],
                          created_at=_ts(h["created_at"]), started_at=_ts(h["started_at"]),
-                         finished_at=_ts(h["finished_at"])) for h in latest.values()]
+                         finished_at=_ts(h["finished_at"]),
+                         **_fairness_columns(h)) for h in latest.values()]
             up = _insert(session, table)
             up = up.on_conflict_do_update(
                 index_elements=["id"],
@@ -119,6 +122,18 @@ async def write_batch(maker: async_sessionmaker, records: list[dict]) -> None:
                 [{**a, "created_at": _ts(a["created_at"])} for a in actions.values()])
 
 
+def _fairness_columns(h: dict) -> dict:
+    """The header's ``fairness`` block as the match row's columns (the server seed is in the
+    header only once the match is over: ``app.live.store.public_fairness``)."""
+    f = h.get("fairness") or {}
+    return dict(server_seed_sha256=f.get("server_seed_sha256"), server_seed=f.get("server_seed"),
+                player_seeds=f.get("player_seeds"))
+
+
+def _with_fairness(h: dict) -> dict:
+    return {**h, **_fairness_columns(h)}
+
+
 # On Postgres the two statements every move reaches take whole columns as arrays (unnest):
 # one statement and one parameter set per batch, encoded by asyncpg in C, instead of
 # SQLAlchemy's per-row parameter processing (most of the history writer's CPU). JSON goes as
@@ -131,34 +146,44 @@ _PG_MATCH_FIELDS = (("id", "id", None), ("game", "game", None), ("status", "stat
                     ("version", "version", None), ("options", "options", _json_or_null),
                     ("seed", "seed", None), ("host", "host", None), ("result", "result", _json_or_null),
                     ("created", "created_at", None), ("started", "started_at", None),
-                    ("finished", "finished_at", None))
+                    ("finished", "finished_at", None),
+                    ("commitment", "server_seed_sha256", None), ("server_seed", "server_seed", None),
+                    ("player_seeds", "player_seeds", _json_or_null))
 _PG_UPSERT_MATCHES = text("""
 INSERT INTO matches (id, game, status, version, options, seed, host_id, result,
-                     created_at, started_at, finished_at, flagged, rated)
+                     created_at, started_at, finished_at, flagged, rated,
+                     server_seed_sha256, server_seed, player_seeds)
 SELECT u.id, u.game, u.status, u.version, u.options::json, u.seed, u.host, u.result::json,
-       to_timestamp(u.created), to_timestamp(u.started), to_timestamp(u.finished), false, false
+       to_timestamp(u.created), to_timestamp(u.started), to_timestamp(u.finished), false, false,
+       u.commitment, u.server_seed, u.player_seeds::json
 FROM unnest(CAST(:id AS text[]), CAST(:game AS text[]), CAST(:status AS text[]),
             CAST(:version AS integer[]), CAST(:options AS text[]), CAST(:seed AS bigint[]),
             CAST(:host AS text[]), CAST(:result AS text[]), CAST(:created AS float8[]),
-            CAST(:started AS float8[]), CAST(:finished AS float8[]))
-     AS u(id, game, status, version, options, seed, host, result, created, started, finished)
+            CAST(:started AS float8[]), CAST(:finished AS float8[]),
+            CAST(:commitment AS text[]), CAST(:server_seed AS text[]), CAST(:player_seeds AS text[]))
+     AS u(id, game, status, version, options, seed, host, result, created, started, finished,
+          commitment, server_seed, player_seeds)
 ON CONFLICT (id) DO UPDATE SET
     game = excluded.game, status = excluded.status, version = excluded.version,
     options = excluded.options, seed = excluded.seed, host_id = excluded.host_id,
     result = excluded.result, created_at = excluded.created_at,
-    started_at = excluded.started_at, finished_at = excluded.finished_at
+    started_at = excluded.started_at, finished_at = excluded.finished_at,
+    server_seed_sha256 = excluded.server_seed_sha256, server_seed = excluded.server_seed,
+    player_seeds = excluded.player_seeds
 WHERE matches.version < excluded.version
 """)
 _PG_ACTION_FIELDS = (("match", "match_id", None), ("version", "version", None), ("seat", "seat", None),
                      ("user", "user_id", None), ("kind", "kind", None),
-                     ("payload", "payload", _json_or_null), ("at", "created_at", None))
+                     ("payload", "payload", _json_or_null), ("at", "created_at", None),
+                     ("events", "events", _json_or_null))
 _PG_INSERT_ACTIONS = text("""
-INSERT INTO match_actions (match_id, version, seat, user_id, kind, payload, created_at)
-SELECT u.match, u.version, u.seat, u."user", u.kind, u.payload::json, to_timestamp(u.at)
+INSERT INTO match_actions (match_id, version, seat, user_id, kind, payload, created_at, events)
+SELECT u.match, u.version, u.seat, u."user", u.kind, u.payload::json, to_timestamp(u.at),
+       u.events::json
 FROM unnest(CAST(:match AS text[]), CAST(:version AS integer[]), CAST(:seat AS text[]),
             CAST(:user AS text[]), CAST(:kind AS text[]), CAST(:payload AS text[]),
-            CAST(:at AS float8[]))
-     AS u(match, version, seat, "user", kind, payload, at)
+            CAST(:at AS float8[]), CAST(:events AS text[]))
+     AS u(match, version, seat, "user", kind, payload, at, events)
 ON CONFLICT (match_id, version) DO NOTHING
 """)
 
@@ -224,7 +249,20 @@ def _summary(m: Match, seats) -> dict:
                    "place": s.place} for s, u in seats],
         "created_at": _iso(m.created_at), "started_at": _iso(m.started_at),
         "finished_at": _iso(m.finished_at), "result": m.result,
+        "fairness": _fairness(m),
     }
+
+
+def _fairness(m: Match) -> dict | None:
+    """The match's ``fairness`` block (docs/fairness.md); None for a match from before it.
+    The server seed column is written only once the match is over; the status check is a
+    second lock on the same door."""
+    if m.server_seed_sha256 is None:
+        return None
+    over = m.status in ("finished", "aborted")
+    return {"server_seed_sha256": m.server_seed_sha256, "player_seeds": m.player_seeds or {},
+            "server_seed": m.server_seed if over else None,
+            "match_seed": str(m.seed) if over and m.server_seed and m.seed is not None else None}
 
 
 def _public_options(game_id: str, options: dict | None) -> dict | None:
@@ -265,7 +303,7 @@ async def match_record(maker: async_sessionmaker, match_id: str) -> dict | None:
         record["seed"] = m.seed
         record["actions"] = [
             {"version": a.version, "seat": a.seat, "kind": a.kind, "action": a.payload,
-             "user_id": a.user_id, "at": _iso(a.created_at)}
+             "user_id": a.user_id, "at": _iso(a.created_at), "events": a.events}
             for a in actions
         ]
         return record

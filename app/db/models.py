@@ -35,6 +35,9 @@ class User(Base):
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     # Bumped on password change and suspension: tokens carrying an older value stop working.
     token_gen: Mapped[int] = mapped_column(Integer, default=0)
+    # Accounts (migration 0006): the name's confusable skeleton (app/names.py), unique among
+    # accounts, so no two accounts (nor a guest and an account) can look alike. NULL for guests.
+    name_skeleton: Mapped[str | None] = mapped_column(String(255), nullable=True, unique=True)
 
 
 class Match(Base):
@@ -45,7 +48,8 @@ class Match(Base):
     # Latest live version this row reflects; older records never overwrite newer ones.
     version: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict] = mapped_column(JSON)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    # The engine's seed: derived when the match starts (docs/fairness.md), empty before.
+    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     host_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     result: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
@@ -54,6 +58,11 @@ class Match(Base):
     flagged: Mapped[bool] = mapped_column(Boolean, default=False)
     # Ratings applied (once, in the same transaction that recorded the finish).
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Provably fair chance (migration 0007): the commitment and the players' seeds
+    # ({seat: hex}) from creation on; the server seed only once the match is over.
+    server_seed_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    server_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    player_seeds: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class MatchSeat(Base):
@@ -74,6 +83,9 @@ class MatchAction(Base):
     kind: Mapped[str] = mapped_column(String(12))  # action | timeout | resign
     payload: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The step's events as the engine made them, visibility included (migration 0007);
+    # shown in the record once the match is over, for ``duelhall verify``.
+    events: Mapped[list | None] = mapped_column(JSON, nullable=True)
 
 
 # (No index of its own: the primary key (match_id, version) serves reads by match; migration 0005.)

@@ -2,18 +2,20 @@
 
 An event is handed around as a plain dict (``as_event``). Writes are compare-and-set on
 ``revision``: ``save`` runs ``UPDATE ... WHERE id = :id AND revision = :read`` and reports whether
-it won; the caller re-reads and recomputes when it did not. The UPDATE is the transaction's first
-statement, so SQLite (WAL) and Postgres (read committed) both evaluate the WHERE on the newest
-committed row, and the audit entries of a change are written in the same transaction.
+it won; the caller re-reads and recomputes when it did not. ``save`` takes the caller's session:
+the UPDATE is the transaction's first statement, so SQLite (WAL) and Postgres (read committed)
+both evaluate the WHERE on the newest committed row, and the change's audit entries
+(``app.db.accounts.audit``) and standings (``put_standings``) go into the same transaction
+(``app/tournaments/writes.py``).
 """
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models import AuditEntry, Tournament, TournamentStandings
+from app.db.models import Tournament, TournamentStandings
 
 # Columns a change may write (id, game, format, organiser and created_at never change).
 WRITABLE = ("name", "status", "settings", "entrants", "state", "meta")
@@ -68,35 +70,34 @@ async def get(maker: async_sessionmaker, tournament_id: str) -> dict | None:
         return None if row is None else as_event(row)
 
 
-async def save(maker: async_sessionmaker, ev: dict, read_revision: int,
-               audits: list[dict] | None = None, standings: dict[int, list] | None = None) -> bool:
+async def save(session: AsyncSession, ev: dict, read_revision: int) -> bool:
     """Write ``ev`` if the stored revision is still ``read_revision`` (then it becomes
     ``read_revision + 1``, and ``ev["revision"]`` with it); False if somebody else wrote first.
-    Written only with the change, in its transaction: ``audits`` (``[{"actor_id", "action",
-    "target", "details"}]``) and ``standings`` (round -> the standings after it; replaced)."""
+    The caller's transaction (``async with maker.begin() as session``) carries what must be
+    written with the change (its audit entries, ``put_standings``); this UPDATE must be its
+    first statement."""
     now = utcnow()
     values = {k: ev[k] for k in WRITABLE}
     values.update(revision=read_revision + 1, updated_at=now,
                   started_at=_dt(ev.get("started_at")), finished_at=_dt(ev.get("finished_at")))
-    async with maker() as session, session.begin():
-        res = await session.execute(
-            update(Tournament)
-            .where(Tournament.id == ev["id"], Tournament.revision == read_revision)
-            .values(**values))
-        if res.rowcount != 1:
-            return False
-        for a in audits or ():
-            session.add(AuditEntry(actor_id=a["actor_id"], action=a["action"], target=a["target"],
-                                   details=a.get("details"), created_at=now))
-        if standings:
-            await session.execute(delete(TournamentStandings).where(
-                TournamentStandings.tournament_id == ev["id"],
-                TournamentStandings.round.in_(list(standings))))
-            session.add_all([TournamentStandings(tournament_id=ev["id"], round=r, standings=rows)
-                             for r, rows in standings.items()])
+    res = await session.execute(
+        update(Tournament)
+        .where(Tournament.id == ev["id"], Tournament.revision == read_revision)
+        .values(**values))
+    if res.rowcount != 1:
+        return False
     ev["revision"] = read_revision + 1
     ev["updated_at"] = _iso(now)
     return True
+
+
+async def put_standings(session: AsyncSession, tournament_id: str, standings: dict[int, list]) -> None:
+    """Round -> the standings after it, replacing what was stored for those rounds."""
+    await session.execute(delete(TournamentStandings).where(
+        TournamentStandings.tournament_id == tournament_id,
+        TournamentStandings.round.in_(list(standings))))
+    session.add_all([TournamentStandings(tournament_id=tournament_id, round=r, standings=rows)
+                     for r, rows in standings.items()])
 
 
 async def standings_after(maker: async_sessionmaker, tournament_id: str,

@@ -119,9 +119,10 @@ def levels_by_game() -> dict[str, list[str]]:
 
 # ------------------------------------------------------------------------------ lobby
 async def play_computer(svc, user: User, game_id: str, options: dict, level: str,
-                        count: int) -> dict:
-    """A new match: ``user`` at seat A and ``count`` bots of ``level``. It starts at once
-    unless a table size (``options.seats``) leaves seats for people to join."""
+                        count: int, seed: str | None = None) -> dict:
+    """A new match: ``user`` at seat A (with their ``seed``, docs/fairness.md) and ``count`` bots
+    of ``level`` (their seeds drawn by the server). It starts at once unless a table size
+    (``options.seats``) leaves seats for people to join."""
     game = get_game(game_id)
     if game is None:
         raise ApiError("not_found", f"There is no game called '{game_id}'.")
@@ -134,7 +135,7 @@ async def play_computer(svc, user: User, game_id: str, options: dict, level: str
     if count > room:
         raise ApiError("invalid_options", f"{game.name} has room for {room} computer "
                        f"player{'s' if room != 1 else ''} besides you.")
-    doc = await svc.store.create(game_id, options, user.public())
+    doc = await svc.store.create(game_id, options, user.public(), seed)
     change = await svc.store.add_bots(doc["id"], user.id, lambda d: name_bots(d, [level] * count),
                                       start=True)
     return await service.lobby_change(svc, change.doc)

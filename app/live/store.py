@@ -30,6 +30,7 @@ import redis.asyncio as aioredis
 
 from app.errors import ApiError
 from app.secret_options import check_lobby_options, without_secrets
+from games import fairness
 from games.base import GameError, event, seat_names
 from games.registry import get_game
 
@@ -216,11 +217,46 @@ class Keys:
 
 
 def header(doc: dict) -> dict:
-    """The part of the document history needs (no engine state)."""
-    return {k: doc[k] for k in (
+    """The part of the document history needs (no engine state; the server seed only once the
+    match is over, so SQL never holds it before then)."""
+    out = {k: doc[k] for k in (
         "id", "game", "status", "version", "options", "seed", "seats", "host",
         "created_at", "started_at", "finished_at", "result", "steps",
     )}
+    out["fairness"] = public_fairness(doc)
+    return out
+
+
+OVER = ("finished", "aborted")
+
+
+def draw_server_seed() -> str:
+    """The server's secret seed for a new match (docs/fairness.md)."""
+    return secrets.token_hex(fairness.SERVER_SEED_BYTES)
+
+
+def draw_player_seed() -> str:
+    """A seed for a seat whose player brought none (bots, tournament seats, older clients)."""
+    return secrets.token_hex(16)
+
+
+def public_fairness(doc: dict) -> dict | None:
+    """The ``fairness`` block of summaries, views and history: the commitment and the players'
+    seeds from creation on; the server seed (and the match seed it gave, as a decimal string:
+    JavaScript numbers cannot hold 63 bits) only once the match is over. None for a document
+    from before provably fair chance."""
+    f = doc.get("fairness")
+    if f is None:
+        return None
+    by_user = f["player_seeds"]
+    over = doc["status"] in OVER
+    return {
+        "server_seed_sha256": f["server_seed_sha256"],
+        "player_seeds": {s["seat"]: by_user[s["user"]["id"]] for s in doc["seats"]
+                         if s["user"] and s["user"]["id"] in by_user},
+        "server_seed": f["server_seed"] if over else None,
+        "match_seed": str(doc["seed"]) if over and doc.get("seed") is not None else None,
+    }
 
 
 def summary(doc: dict) -> dict:
@@ -243,12 +279,17 @@ def summary(doc: dict) -> dict:
         "result": doc.get("result"),
         "abort_reason": doc.get("abort_reason"),
         "rematch": doc.get("rematch"),
+        "fairness": public_fairness(doc),
     }
 
 
 def new_document(game_id: str, options: dict, seats: list[dict], fixed_seats: int | None,
-                 max_seats: int, match_id: str | None = None) -> dict:
-    """A new open match; the first seat's user hosts it."""
+                 max_seats: int, match_id: str | None = None,
+                 player_seeds: dict[str, str | None] | None = None) -> dict:
+    """A new open match; the first seat's user hosts it. ``player_seeds``: user id -> the seed
+    that player sent (None or missing: the server draws one)."""
+    server_seed = draw_server_seed()
+    given = player_seeds or {}
     return {
         "id": match_id or uuid.uuid4().hex[:12],
         "game": game_id,
@@ -257,8 +298,17 @@ def new_document(game_id: str, options: dict, seats: list[dict], fixed_seats: in
         "options": options,
         # As asked for, before the engine fills in table-size defaults (for rematches).
         "requested_options": options,
-        # 63 bits so it fits a signed BIGINT in SQL.
-        "seed": secrets.randbits(63),
+        # The engine's seed: derived when the match starts, from the server's seed and every
+        # seat's seed (games/fairness.py), so nobody alone chooses the deal.
+        "seed": None,
+        # The server's seed stays in this document until the match is over; only its hash and
+        # the players' seeds (by user id) are shown before then (``public_fairness``).
+        "fairness": {
+            "server_seed": server_seed,
+            "server_seed_sha256": fairness.commitment(server_seed),
+            "player_seeds": {s["user"]["id"]: given.get(s["user"]["id"]) or draw_player_seed()
+                             for s in seats},
+        },
         "seats": seats,
         "fixed_seats": fixed_seats,
         "max_seats": max_seats,
@@ -275,6 +325,11 @@ def new_document(game_id: str, options: dict, seats: list[dict], fixed_seats: in
         # when SQL holds this many.
         "steps": 0,
     }
+
+
+def _add_player_seed(doc: dict, user_id: str, seed: str) -> None:
+    if doc.get("fairness"):
+        doc["fairness"]["player_seeds"][user_id] = seed
 
 
 def _span(seconds: int) -> str:
@@ -508,7 +563,9 @@ class MatchStore:
             pipe.expire(k.events(mid), left)
 
     # ------------------------------------------------------------------ lobby
-    async def create(self, game_id: str, options: dict, user: dict) -> dict:
+    async def create(self, game_id: str, options: dict, user: dict, seed: str | None = None) -> dict:
+        """A new open match with ``user`` at seat A; ``seed``: their own entropy (checked by the
+        router), or None for one drawn here."""
         game = get_game(game_id)
         if game is None:
             raise ApiError("not_found", f"There is no game called '{game_id}'.")
@@ -519,7 +576,7 @@ class MatchStore:
         check_lobby_options(game, options, "A")  # the creator takes seat A
         fixed = options.get("seats") or (game.max_players if game.min_players == game.max_players else None)
         doc = new_document(game_id, options, [{"seat": "A", "user": user}], fixed,
-                           fixed or game.max_players)
+                           fixed or game.max_players, player_seeds={user["id"]: seed})
         change = Change(doc, [event("created", by=user["name"])], [self._history(doc, "match")])
         await self._insert_open_table(change)
         return doc
@@ -555,7 +612,9 @@ class MatchStore:
                     continue
         raise ApiError("unavailable", "The lobby is too busy right now; try again.", 503)
 
-    async def join(self, mid: str, user: dict) -> dict:
+    async def join(self, mid: str, user: dict, seed: str | None = None) -> dict:
+        seed = seed or draw_player_seed()
+
         def compute(doc: dict) -> Change:
             if seat_of(doc, user["id"]):
                 raise ApiError("already_seated", "You already have a seat in this match.")
@@ -567,6 +626,7 @@ class MatchStore:
             seat = next(s for s in seat_names(doc["max_seats"]) if s not in taken)
             doc["seats"].append({"seat": seat, "user": user})
             doc["seats"].sort(key=lambda s: s["seat"])
+            _add_player_seed(doc, user["id"], seed)
             doc["version"] += 1
             events = [event("joined", seat=seat, name=user["name"])]
             if doc["fixed_seats"] and len(doc["seats"]) == doc["fixed_seats"]:
@@ -584,6 +644,8 @@ class MatchStore:
             if doc["status"] != "open":
                 raise ApiError("match_not_open", "The match has started; resign instead.")
             doc["seats"] = [s for s in doc["seats"] if s["seat"] != seat]
+            if doc.get("fairness"):
+                doc["fairness"]["player_seeds"].pop(user["id"], None)
             doc["version"] += 1
             events = [event("left", seat=seat, name=user["name"])]
             if not doc["seats"]:
@@ -599,7 +661,7 @@ class MatchStore:
 
         return (await self.mutate(mid, compute)).doc
 
-    async def rematch(self, mid: str, user: dict) -> dict:
+    async def rematch(self, mid: str, user: dict, seed: str | None = None) -> dict:
         """Open a new match with the same game and options (secret ones left out) and point the
         old one at it, so the other players' clients (watching the old match) see the offer at
         once. Offered twice, the first offer stands."""
@@ -608,7 +670,7 @@ class MatchStore:
             return await self.load(old["rematch"])
         # No secret option (a fixed deck) is carried over: the seats choose again.
         options = without_secrets(get_game(old["game"]), old.get("requested_options", old["options"]))
-        new = await self.create(old["game"], options, user)
+        new = await self.create(old["game"], options, user, seed)
 
         def compute(doc: dict) -> Change:
             if doc.get("rematch"):
@@ -646,6 +708,12 @@ class MatchStore:
     def _start(self, doc: dict) -> list[dict]:
         game = get_game(doc["game"])
         seats = [s["seat"] for s in doc["seats"]]
+        if doc.get("fairness"):  # (a document from before provably fair chance has its seed)
+            for s in doc["seats"]:
+                doc["fairness"]["player_seeds"].setdefault(s["user"]["id"], draw_player_seed())
+            public = public_fairness(doc)
+            assert public is not None
+            doc["seed"] = fairness.match_seed(doc["fairness"]["server_seed"], public["player_seeds"])
         try:
             state = game.setup(doc["options"], seats, doc["seed"])
         except GameError as e:
@@ -702,7 +770,8 @@ class MatchStore:
             except GameError as e:
                 raise ApiError.from_game(e) from None
             kind = "resign" if action.get("type") == "resign" else "action"
-            rec = self._commit_step(doc, game, state, seat, user_id, kind, action, client_seq)
+            rec = self._commit_step(doc, game, state, seat, user_id, kind, action, client_seq,
+                                    events)
             return Change(doc, events, [rec])
 
         return await self.mutate(mid, compute, guard, listening)
@@ -724,15 +793,19 @@ class MatchStore:
                     continue
                 state, evs = game.timeout(state, seat)
                 events += evs
-                history.append(self._commit_step(doc, game, state, seat, None, "timeout", None, None))
+                history.append(self._commit_step(doc, game, state, seat, None, "timeout", None, None,
+                                                 evs))
             if not history:
                 return Change(doc, write=False)
             return Change(doc, events, history)
 
         return await self.mutate(mid, compute)
 
-    def _commit_step(self, doc, game, state, seat, user_id, kind, action, client_seq) -> dict:
-        """Put an engine step into the document; returns its history record."""
+    def _commit_step(self, doc, game, state, seat, user_id, kind, action, client_seq,
+                     events) -> dict:
+        """Put an engine step into the document; returns its history record, which carries the
+        step's events as the engine made them (with their visibility) so the finished match's
+        record can be checked step by step (``duelhall verify``, docs/fairness.md)."""
         doc["state"] = state
         doc["version"] += 1
         doc["steps"] += 1
@@ -749,7 +822,7 @@ class MatchStore:
             doc["result"] = result
             doc["finished_at"] = now()
         self._after_engine_step(doc, game, actor=seat)
-        return self._history(doc, kind, seat=seat, user_id=user_id, action=action)
+        return self._history(doc, kind, seat=seat, user_id=user_id, action=action, events=events)
 
     def _after_engine_step(self, doc: dict, game, actor: str | None) -> None:
         """Refresh the per-seat decision deadlines. A seat still facing the same decision
@@ -801,6 +874,7 @@ class MatchStore:
                 seat = next(s for s in seat_names(doc["max_seats"]) if s not in taken)
                 taken.add(seat)
                 doc["seats"].append({"seat": seat, "user": bot})
+                _add_player_seed(doc, bot["id"], draw_player_seed())
                 events.append(event("joined", seat=seat, name=bot["name"], bot=bot["bot"]))
             doc["seats"].sort(key=lambda s: s["seat"])
             doc["version"] += 1

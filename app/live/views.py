@@ -2,11 +2,12 @@
 
 Everything game-specific in it comes from the engine's ``view`` and ``legal`` for this viewer,
 and every event passes ``games.base.filter_events``. Nothing else of the stored document (seed,
-engine state, other seats' client sequence numbers) is copied in.
+engine state, other seats' client sequence numbers, the server's secret seed) is copied in:
+``fairness`` is ``public_fairness``, which holds the server seed back until the match is over.
 """
 from __future__ import annotations
 
-from app.live.store import iso, seat_of
+from app.live.store import iso, public_fairness, seat_of
 from games.base import OMNISCIENT, SPECTATOR, filter_events
 from games.registry import get_game
 
@@ -58,4 +59,5 @@ def render(doc: dict, seat: str | None, viewer: str, batches: list[dict]) -> dic
         "deadlines": deadlines,
         "client_seq": doc["cseq"].get(seat, 0) if seat else 0,
         "rematch": doc.get("rematch"),
+        "fairness": public_fairness(doc),
     }

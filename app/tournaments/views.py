@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import UTC, datetime
 from typing import Any
+
+from app.clock import iso
 
 from . import core
 from . import lifecycle as L
-
-
-def _iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def names(ev: dict) -> dict[str, str]:
@@ -79,7 +74,7 @@ def pairing_view(ev: dict, p: dict) -> dict:
                        "result": m.get("result")} for m in mp.get("matches", [])]
     out["how"] = mp.get("how")
     if mp.get("override"):
-        out["override"] = {"reason": mp["override"]["reason"], "at": _iso(mp["override"]["at"])}
+        out["override"] = {"reason": mp["override"]["reason"], "at": iso(mp["override"]["at"])}
     return out
 
 
@@ -123,10 +118,10 @@ def detail(ev: dict, viewer=None, final: list | None = None) -> dict:
         brackets=brackets(ev),
         champion=state.get("champion") if state and state["finished"] else None,
         timers={
-            "round_started_at": _iso(meta["round_started_at"]),
-            "round_ends_at": _iso(meta["round_ends_at"]),
-            "round_completed_at": _iso(meta["round_completed_at"]),
-            "next_round_at": _iso(meta["round_completed_at"] + ev["settings"]["round_break_seconds"])
+            "round_started_at": iso(meta["round_started_at"]),
+            "round_ends_at": iso(meta["round_ends_at"]),
+            "round_completed_at": iso(meta["round_completed_at"]),
+            "next_round_at": iso(meta["round_completed_at"] + ev["settings"]["round_break_seconds"])
             if meta["round_completed_at"] is not None and ev["settings"]["pairing"] == "auto"
             and ev["status"] == "running" else None,
         },
@@ -141,7 +136,7 @@ def detail(ev: dict, viewer=None, final: list | None = None) -> dict:
 
 
 def _dispute(d: dict) -> dict:
-    return {**d, "at": _iso(d["at"]), "resolved_at": _iso(d.get("resolved_at"))}
+    return {**d, "at": iso(d["at"]), "resolved_at": iso(d.get("resolved_at"))}
 
 
 def _my_pairings(ev: dict, uid: str) -> list[dict]:

@@ -1,45 +1,25 @@
 // What every game board does the same way (plain ES module, no build step), so each game
 // module keeps only its own rules and drawing.
 
-const SVGNS = 'http://www.w3.org/2000/svg';
+import { append as appendAll, h, s as svgNode, setAttrs } from '../dom.js';
 
-/**
- * Attributes from a plain object: null, undefined and false are left out, true is an empty
- * attribute, `on<event>` functions become listeners and `text` sets the text content.
- */
-export function setAttrs(node, attrs) {
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-}
+export { setAttrs };
 
 /** Children (nodes or text, nested arrays flattened; null, undefined and false skipped). */
 export function append(node, children) {
-  for (const c of [].concat(children ?? []).flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
+  return appendAll(node, children);
 }
 
 /** An HTML element: el('p', { class: 'x' }, [child, 'text']). */
 export function el(tag, attrs, children) {
-  const node = document.createElement(tag);
-  setAttrs(node, attrs);
-  return append(node, children);
+  return h(tag, attrs, children);
 }
 
 /** An SVG element, as el. */
 export function svg(tag, attrs, children) {
-  const node = document.createElementNS(SVGNS, tag);
-  setAttrs(node, attrs);
-  return append(node, children);
+  return svgNode(tag, attrs, children);
 }
 
-/** Same JSON value (actions and events as the server sends them: key order is stable). */
 export function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -85,9 +85,21 @@ def test_env_names_in_compose_are_settings_the_app_reads():
 
 
 def test_app_sees_client_addresses_behind_the_balancer():
-    services = compose()["services"]
-    assert services["app"]["environment"]["FORWARDED_ALLOW_IPS"] == "*"
-    assert "ports" not in services["app"]  # only reachable through nginx, so trusting it is safe
+    """Forwarded headers are read from nginx only, at its fixed address on the compose network
+    (issue #15: FORWARDED_ALLOW_IPS="*" let any client choose the address it was limited by)."""
+    import ipaddress
+
+    from app.config import Settings
+
+    data = compose()
+    services = data["services"]
+    env = services["app"]["environment"]
+    assert "FORWARDED_ALLOW_IPS" not in env  # `duelhall serve` leaves forwarded headers to the app
+    lb_address = services["lb"]["networks"]["default"]["ipv4_address"]
+    assert Settings(trusted_proxies=env["TRUSTED_PROXIES"]).trusted_proxies == [lb_address]
+    subnet = data["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(lb_address) in ipaddress.ip_network(subnet)
+    assert "ports" not in services["app"]  # only reachable through nginx
     assert "X-Forwarded-For $proxy_add_x_forwarded_for" in nginx_conf()
 
 

@@ -148,6 +148,18 @@ def test_the_ingress_hashes_sockets_by_match_and_keeps_them_open():
     assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 60  # > the 20 s pings
 
 
+def test_forwarded_addresses_are_read_only_from_the_ingress_controllers_network():
+    from app.config import Settings
+
+    web = container(one(*WEB))
+    assert "FORWARDED_ALLOW_IPS" not in env_of(web)  # `duelhall serve` leaves the header to the app
+    proxies = Settings(trusted_proxies=value(web, "TRUSTED_PROXIES")).trusted_proxies
+    assert proxies and "*" not in proxies
+    policy = one("NetworkPolicy", "duelhall-web")["spec"]
+    assert policy["policyTypes"] == ["Ingress"]
+    assert [list(f) for f in policy["ingress"][0]["from"]] == [["namespaceSelector"]]
+
+
 def test_the_migration_is_a_job_straight_to_postgres():
     job = one(*MIGRATE)
     c = container(job)
@@ -167,7 +179,7 @@ def test_secrets_come_from_the_secret_and_every_variable_is_a_setting(workload):
     from app.config import Settings
 
     c = container(one(*workload))
-    fields = {name.upper() for name in Settings.model_fields} | {"FORWARDED_ALLOW_IPS"}
+    fields = {name.upper() for name in Settings.model_fields}
     for name, e in env_of(c).items():
         assert name in fields, f"{workload[1]} sets {name}, which the app does not read"
         if name in SECRET_NAMES:

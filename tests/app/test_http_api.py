@@ -118,7 +118,16 @@ def test_views_hide_the_other_hand(client):
     spectator = client.get(f"/api/matches/{mid}/view").json()
     assert spectator["seat"] is None and spectator["legal"] == []
     assert spectator["state"]["hands"] == {"A": None, "B": None}
-    assert "seed" not in json.dumps(spectator) and "seed" not in json.dumps(va)
+    # No seed while the match is live: no "seed" key, neither the engine's seed nor the
+    # server's secret seed anywhere in the text; the fairness block (docs/fairness.md) shows
+    # only the commitment and the players' seeds.
+    svc = client.app.state.services
+    doc = json.loads(client.portal.call(svc.redis.get, svc.store.k.match(mid)))
+    for v in (spectator, va):
+        text = json.dumps(v)
+        assert '"seed"' not in text
+        assert str(doc["seed"]) not in text and doc["fairness"]["server_seed"] not in text
+        assert v["fairness"]["server_seed"] is None and v["fairness"]["match_seed"] is None
 
 
 def test_action_errors(client):

@@ -6,7 +6,7 @@ decks, check-in, start, every match played through the real match API (random le
 then a resignation), results reporting themselves, rounds pairing themselves, and the final
 standings and champion checked against the tournament core fed the same results.
 
-Tests that need time use a fake clock (``service.now`` and the store's ``now``) and drive the
+Tests that need time use a fake clock (``app.clock.now`` and the store's ``now``) and drive the
 sweep by hand (``tournament_sweep_seconds=0``)."""
 from __future__ import annotations
 
@@ -20,11 +20,13 @@ import uuid
 import pytest
 
 import app.tournaments as T
+from app import clock as clock_mod
 from app.db import accounts
 from app.db import tournaments as tdb
 from app.live import store as store_mod
-from app.tournaments import corrections, service
+from app.tournaments import corrections, lifecycle_changes, results, writes
 from app.tournaments import matchplay as MP
+from app.tournaments import sweep as tour_sweep
 from games.bots import choose
 from tests.conftest import account, guest
 from tests.support import async_wait_for
@@ -54,7 +56,7 @@ def org(client):
 
 @pytest.fixture
 def manual_client(settings):
-    """A client whose tournament sweep is off: tests call ``service.sweep_once`` themselves."""
+    """A client whose tournament sweep is off: tests call ``sweep.sweep_once`` themselves."""
     from fastapi.testclient import TestClient
 
     from app.main import create_app
@@ -68,13 +70,13 @@ def manual_client(settings):
 def clock(monkeypatch):
     """A controllable time for the tournament service and the match store."""
     t = {"now": 1_900_000_000.0}
-    monkeypatch.setattr(service, "now", lambda: t["now"])
+    monkeypatch.setattr(clock_mod, "now", lambda: t["now"])
     monkeypatch.setattr(store_mod, "now", lambda: t["now"])
     return t
 
 
 def sweep(client):
-    client.portal.call(service.sweep_once, client.app.state.services)
+    client.portal.call(tour_sweep.sweep_once, client.app.state.services)
 
 
 def make_event(client, org, game="duell", fmt="swiss", name="Cup", **settings) -> str:
@@ -432,7 +434,7 @@ def test_reporting_someone_elses_match_is_forbidden_and_reports_are_idempotent(m
         409, "not_finished")
     svc = client.app.state.services
     # Observer off: the match ends and nothing reports it...
-    svc.observers.remove(service.on_match_change)
+    svc.observers.remove(results.on_match_change)
     try:
         resign(client, mid, people[p1["players"][1]])
         assert pairing(detail(client, tid), p1["id"])["status"] == "pending"
@@ -441,13 +443,13 @@ def test_reporting_someone_elses_match_is_forbidden_and_reports_are_idempotent(m
         assert pairing(detail(client, tid), p1["id"])["winner"] == p1["players"][0]
         # The observer firing late, the sweep again, a player's nudge: nothing changes.
         doc = client.portal.call(svc.store.load, mid)
-        client.portal.call(service.on_match_change, svc, doc)
+        client.portal.call(results.on_match_change, svc, doc)
         sweep(client)
         r = ok(client.post(f"/api/tournaments/{tid}/matches/{mid}/report", headers=people[p1["players"][0]]["headers"]))
         assert r["winner"] == p1["players"][0]
         assert detail(client, tid)["revision"] == rev
     finally:
-        svc.observers.append(service.on_match_change)
+        svc.observers.append(results.on_match_change)
     # With the observer back, the other match reports itself at once.
     resign(client, p2["matches"][0]["id"], people[p2["players"][0]])
     assert detail(client, tid)["status"] == "finished"
@@ -598,8 +600,13 @@ def test_concurrent_changes_are_never_lost(manual_client, org, monkeypatch):
     svc = client.app.state.services
     # The store refuses a stale revision...
     ev = client.portal.call(tdb.get, svc.maker, tid)
-    assert client.portal.call(tdb.save, svc.maker, dict(ev), ev["revision"])
-    assert not client.portal.call(tdb.save, svc.maker, dict(ev), ev["revision"])
+
+    async def save(ev, read):
+        async with svc.maker.begin() as session:
+            return await tdb.save(session, ev, read)
+
+    assert client.portal.call(save, dict(ev), ev["revision"])
+    assert not client.portal.call(save, dict(ev), ev["revision"])
     # ...and two changes that both read the same revision both land (one retries).
     real_get = tdb.get
     reads = []
@@ -617,7 +624,7 @@ def test_concurrent_changes_are_never_lost(manual_client, org, monkeypatch):
         from app.auth import User
 
         users = [User(p["user"]["id"], p["user"]["name"], guest=False) for p in ps]
-        await asyncio.gather(*(service.change(svc, tid, service.register_fn(u, None, None)) for u in users))
+        await asyncio.gather(*(writes.change(svc, tid, lifecycle_changes.register_fn(u, None, None)) for u in users))
 
     client.portal.call(both)
     monkeypatch.setattr(tdb, "get", real_get)
@@ -808,14 +815,14 @@ async def test_one_process_sweeps_per_interval():
                                settings=SimpleNamespace(instance_name=name))
 
     one, two = process("one"), process("two")
-    turns = await asyncio.gather(service.take_sweep_turn(one, 1.0), service.take_sweep_turn(two, 1.0))
+    turns = await asyncio.gather(tour_sweep.take_sweep_turn(one, 1.0), tour_sweep.take_sweep_turn(two, 1.0))
     assert sorted(turns) == [False, True]
     holder = "one" if turns[0] else "two"
     assert await one.redis.get("t:tour:sweep-lease") == holder
     assert 0 < await one.redis.pttl("t:tour:sweep-lease") <= 900  # shorter than the tick
-    assert not await service.take_sweep_turn(two, 1.0) and not await service.take_sweep_turn(one, 1.0)
+    assert not await tour_sweep.take_sweep_turn(two, 1.0) and not await tour_sweep.take_sweep_turn(one, 1.0)
     await one.redis.delete("t:tour:sweep-lease")  # as when it expires
-    assert await service.take_sweep_turn(two, 1.0)
+    assert await tour_sweep.take_sweep_turn(two, 1.0)
 
 
 def test_cancel_stops_the_events_live_matches(client, org):

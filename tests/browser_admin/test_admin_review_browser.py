@@ -304,6 +304,32 @@ def test_register_login_password_logout_profile(new_page, server):
     shot(page, "account-signed-in")
 
 
+def test_a_browser_that_signed_in_before_is_not_locked_out_by_other_peoples_guesses(new_page, server):
+    """Issue #15: the browser keeps the device token its sign-in got (localStorage) and sends it
+    with the next login of that name: five wrong guesses by someone else lock the name for
+    unknown devices, not for this browser with the right password."""
+    from playwright.sync_api import expect
+
+    name = f"Dora{uuid.uuid4().hex[:5]}"
+    ok(server, "POST", "/api/auth/register", body={"name": name, "password": PASSWORD})
+    page = new_page("owner")
+    log_in(page, name, PASSWORD)
+    devices = page.evaluate("JSON.parse(localStorage.getItem('duelhall.devices') || '{}')")
+    assert devices.get(name.lower()), devices
+    log_out(page)
+    for _ in range(5):
+        assert call(server, "POST", "/api/auth/login", body={"name": name, "password": "a wrong guess"})[0] == 401
+    assert call(server, "POST", "/api/auth/login", body={"name": name, "password": PASSWORD})[0] == 429
+    stranger = new_page("stranger")  # another browser: an unknown device
+    stranger.goto("/")
+    stranger.click("#account-mode-login")
+    stranger.fill("#account-name", name)
+    stranger.fill("#account-password", PASSWORD)
+    stranger.click("#account-submit")
+    expect(stranger.locator("#account-error")).to_contain_text("Too many failed sign-ins")
+    log_in(page, name, PASSWORD)  # the owner's browser gets in
+
+
 def test_players_profile_report_and_rematch(new_page, server, finished_duel):
     from playwright.sync_api import expect
 
