@@ -16,7 +16,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="uvicorn workers; more than one needs REDIS_URL (shared state)")
     sub.add_parser("migrate", help="apply database migrations and exit")
     sub.add_parser("worker", help="run the history writer and clocks without serving HTTP "
-                                  "(needs REDIS_URL; set RUN_OUTBOX=false on the web processes)")
+                                  "(needs REDIS_URL; set RUN_OUTBOX=false and RUN_CLOCKS=false "
+                                  "on the web processes)")
     admin = sub.add_parser("create-admin", help="create an admin account (or make one an admin)")
     admin.add_argument("name")
     admin.add_argument("--password-stdin", action="store_true",
@@ -129,7 +130,8 @@ async def run_worker(settings) -> None:
     from app.services import Services
 
     logs.setup(settings.log_level, settings.log_json)
-    svc = Services.build(settings.model_copy(update={"run_workers": True, "run_outbox": True}))
+    svc = Services.build(settings.model_copy(update={"run_workers": True, "run_outbox": True,
+                                                     "run_clocks": True}))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -24,6 +24,10 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     # Unset: a SQLite file under data_dir.
     database_url: str | None = None
+    # "pgbouncer": DATABASE_URL is a PgBouncer in transaction pooling mode, where one client
+    # connection's statements may run on different server connections: no cached prepared
+    # statements, and unique names for the ones asyncpg must prepare (app/db/session.py).
+    database_pooler: Literal["none", "pgbouncer"] = "none"
     data_dir: Path = ROOT / "data"
     # Signing key for tokens. The embedded default is generated once into data_dir.
     secret_key: str | None = None
@@ -63,6 +67,14 @@ class Settings(BaseSettings):
     # process (`duelhall worker`) and sets this false on the web processes, so SQL work never
     # competes with the sockets for the event loop. Needs a real Redis (shared outbox).
     run_outbox: bool = True
+    # The decision clocks (app/live/clocks.py) in this process. Any number of processes may run
+    # them (firing is a compare-and-set); docker-compose.yml leaves them to the workers.
+    run_clocks: bool = True
+    # SIGTERM (app/drain.py): /readyz answers 503 at once, everything else is served this many
+    # seconds more (the balancer's time to stop sending), then the match sockets close with
+    # 1012 "service restart" (each after the message it is handling) and the process stops.
+    # Keep the orchestrator's kill timeout above it (docs/operations.md, "Deploys that drain").
+    drain_seconds: float = Field(default=5.0, ge=0)
     # permessage-deflate on websockets. Off by default: views are ~1-2 kB, and compressing
     # every frame cost more server CPU than anything else per action (docs/performance.md).
     ws_deflate: bool = False

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import errors, logs, ws, ws_tournaments
+from app import drain, errors, logs, ws, ws_tournaments
 from app.api import admin, auth, bots, decks, games, health, matches, players, tournaments
 from app.api import lab as lab_api
 from app.config import ROOT, Settings, get_settings
@@ -132,9 +132,11 @@ def create_app(settings: Settings | None = None, *, run_migrations: bool | None 
             gc.collect()
             gc.freeze()
             gc.set_threshold(settings.gc_threshold, 20, 20)
+        undo_drain = drain.install(svc)  # SIGTERM drains first (app/drain.py)
         try:
             yield
         finally:
+            undo_drain()
             await svc.stop()
 
     app = FastAPI(

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 from dataclasses import dataclass, field
@@ -19,6 +20,12 @@ from app.live.outbox import OutboxWorker
 from app.live.redis import make_redis
 from app.live.store import MatchStore
 from app.password_gate import PasswordGates
+
+log = logging.getLogger("duelhall")
+# Close code of a socket closed by a drain: "service restart", the client reconnects at once.
+SERVICE_RESTART = 1012
+# Longest a drain waits for the sockets' handlers to finish what they are doing and close.
+CLOSE_TIMEOUT = 10.0
 
 
 @dataclass
@@ -39,6 +46,8 @@ class Services:
     bots: object = None
     # The bound on argon2 work for passwords (app/password_gate.py), made in ``build``.
     passwords: PasswordGates | None = None
+    # Set by ``drain`` (SIGTERM): /readyz answers 503 so the balancer stops sending.
+    draining: bool = False
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -78,6 +87,7 @@ class Services:
                 name="tournaments"))
         if self.settings.run_workers and self.settings.run_outbox:
             self.tasks.append(asyncio.create_task(self.outbox.run(self.stopping), name="outbox"))
+        if self.settings.run_workers and self.settings.run_clocks:
             self.tasks.append(asyncio.create_task(
                 clocks.run(self.store, self.hub, self.settings.clock_poll_seconds, self.stopping,
                            on_change=self._after_change),
@@ -88,7 +98,29 @@ class Services:
 
         await service.after_change(self, doc)
 
-    async def stop(self) -> None:
+    async def drain(self) -> None:
+        """Leave the deployment gently (SIGTERM, see app/drain.py): out of the balancer's
+        rotation at once (/readyz answers 503), everything served as usual for
+        ``DRAIN_SECONDS`` while the balancer notices, then every match socket closed with 1012
+        (each once the message it is handling is done: a move being applied is applied and its
+        view sent), then the background loops stopped, handing over what they hold. The
+        server's own shutdown follows."""
+        if self.draining:
+            return
+        self.draining = True
+        log.info("draining: out of rotation; sockets close in %.1fs", self.settings.drain_seconds)
+        await asyncio.sleep(self.settings.drain_seconds)
+        await self.hub.close_all(SERVICE_RESTART, CLOSE_TIMEOUT)
+        await self.stop_loops()
+        log.info("drained: sockets closed, background loops stopped")
+
+    async def stop_loops(self) -> None:
+        """End the background loops (clocks, history writer, bot and tournament sweeps) and the
+        bots' turns, handing over what they hold: the bots' turn leases are released (another
+        process's sweep plays those turns at once instead of after the lease runs out), the
+        outbox is written out and this consumer leaves the group (or, holding entries SQL
+        refused, stays for another worker to claim them). Clocks hold nothing: firing is a
+        compare-and-set that any process may do. Safe to call twice."""
         self.stopping.set()
         # The loops end by themselves on the stop flag, after the step they are in. Cancelling
         # one inside a SQL transaction (the history writer mid-batch) can leave its connection,
@@ -105,6 +137,10 @@ class Services:
         # Last chance to get history out before going away (best effort: it stays in Redis).
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.outbox.drain_all(), 5)
+            await self.outbox.leave()
+
+    async def stop(self) -> None:
+        await self.stop_loops()
         await self.hub.stop()
         await self.engine.dispose()
         with contextlib.suppress(Exception):

@@ -22,7 +22,7 @@ from app.errors import FATAL_WS_CODES, ApiError
 from app.live import metrics, service
 from app.live.hub import Conn
 from app.live.store import StandingChanged, loads
-from app.services import ws_services
+from app.services import SERVICE_RESTART, ws_services
 from app.ws_handshake import handshake_of
 from app.ws_limits import MessageRate, open_allowed
 
@@ -167,9 +167,18 @@ async def match_socket(ws: WebSocket, match_id: str, ack: str | None = None):
             await ws.close(code=1013)
             return
         while True:
+            if conn.closing:
+                # A drain (SIGTERM): closed once the message in hand is dealt with, so a move
+                # being applied has its view (and ack) out first. 1012: reconnect elsewhere.
+                await conn.close(SERVICE_RESTART)
+                break
+            conn.busy = False
             msg = await ws.receive()
+            conn.busy = True
             if msg["type"] == "websocket.disconnect":
                 break
+            if conn.closing:
+                continue  # arrived as the socket closes: unacknowledged, the client re-sends it
             # Rate first, so a flood of oversized or broken messages costs as little as any.
             if not rate.take():
                 await fail("rate_limited", "Too many messages; slow down.")

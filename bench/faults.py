@@ -221,6 +221,8 @@ class AppFleet:
                     "REDIS_PREFIX": f"f{uuid.uuid4().hex[:8]}:", "SECRET_KEY": SECRET,
                     "DATA_DIR": str(tmp / "data"), "CLOCK_POLL_SECONDS": "0.1",
                     "LOG_LEVEL": "WARNING",
+                    # A fleet torn down after a run has no balancer to drain for.
+                    "DRAIN_SECONDS": "0",
                     # Every lane comes from this one address: the per-address and per-player
                     # abuse limits (docs/security.md) would throttle the scenarios themselves.
                     **dict.fromkeys(LIMITS_OFF, "0"), **(extra_env or {})}

@@ -83,7 +83,8 @@ def parse_args(argv=None, baseline_default=False) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=0, help="first port for spawned servers (0: pick)")
     p.add_argument("--outbox-process", action="store_true",
                    help="with --spawn real: the history writer in its own process (`duelhall "
-                        "worker`), RUN_OUTBOX=false on the web processes (counted as 'worker' CPU)")
+                        "worker`), RUN_OUTBOX=false and RUN_CLOCKS=false on the web "
+                        "processes (counted as 'worker' CPU)")
     p.add_argument("--clients", type=int, default=1, help="client (load generator) processes")
     p.add_argument("--rate", type=float, default=0.0,
                    help="offered load in actions/s over all matches, paced per match; "
@@ -282,6 +283,7 @@ class Servers:
             env["DATABASE_URL"] = self.args.database_url
             if self.args.outbox_process:
                 env["RUN_OUTBOX"] = "false"
+                env["RUN_CLOCKS"] = "false"
         return env
 
     def command(self, port: int) -> list[str]:
@@ -340,6 +342,7 @@ class Servers:
         if self.mode == "real" and self.args.outbox_process:
             env = self.env(0)
             env.pop("RUN_OUTBOX")
+            env.pop("RUN_CLOCKS")
             env["INSTANCE_NAME"] = "bench-worker"
             log = self.tmp / "worker.log"
             self.logs.append(log)

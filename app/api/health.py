@@ -16,8 +16,11 @@ async def healthz():
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="Readiness: Redis and SQL answer")
+@router.get("/readyz", summary="Readiness: Redis and SQL answer, and the process is not draining")
 async def readyz(svc: Services = Depends(get_services)):
+    if svc.draining:
+        # SIGTERM (app/drain.py): out of rotation at once; requests still arriving are served.
+        raise ApiError("unavailable", "This server is shutting down; try another.", 503)
     checks = {}
     try:
         checks["redis"] = bool(await svc.redis.ping())

@@ -33,7 +33,25 @@ def make_engine(settings: Settings) -> AsyncEngine:
             cur.close()
 
         return engine
-    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, **json_kw)
+    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10,
+                               connect_args=pooler_connect_args(settings), **json_kw)
+
+
+def pooler_connect_args(settings: Settings) -> dict:
+    """Driver arguments for the connection pooler in front of Postgres (DATABASE_POOLER).
+
+    PgBouncer in transaction mode hands each transaction whichever server connection is free.
+    A prepared statement lives on one server connection, so statements cached across
+    transactions (asyncpg's own cache and SQLAlchemy's) would be looked for where they do not
+    exist, and asyncpg's numbered names (``__asyncpg_stmt_1__``) would collide between clients
+    sharing a server connection. So: no caches, and a fresh name for each statement SQLAlchemy
+    prepares (it prepares and runs it inside one transaction, on one server connection)."""
+    if settings.database_pooler != "pgbouncer":
+        return {}
+    import uuid
+
+    return {"statement_cache_size": 0, "prepared_statement_cache_size": 0,
+            "prepared_statement_name_func": lambda: f"__asyncpg_{uuid.uuid4().hex}__"}
 
 
 def sessionmaker(engine: AsyncEngine) -> async_sessionmaker:

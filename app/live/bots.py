@@ -66,6 +66,14 @@ LEASE_SLACK_SECONDS = 5.0
 # the turn is looked at again, nothing is wrong.
 RACE_CODES = frozenset({"stale_version", "client_seq_reused", "match_over"})
 ENDED = ("finished", "aborted")
+# Delete a turn lease only if it still holds this runner's name (it may have run out and been
+# taken by another process since).
+_RELEASE_LEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 # ------------------------------------------------------------------------------ identity
@@ -163,6 +171,9 @@ class BotRunner:
         self.stats: Counter = Counter()
         self.closed = False
         self._executor: Executor | None = None
+        # Turn leases this runner holds, by match: released by ``close`` (a process leaving
+        # hands its turns over at once instead of when the leases run out).
+        self._leases: dict[str, str] = {}
 
     # ---- wiring ------------------------------------------------------------------------
     async def observe(self, svc, doc: dict) -> None:
@@ -200,6 +211,15 @@ class BotRunner:
             t.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=3)
+        # The turns cut short are another process's to play: its sweep finds them (within
+        # BOT_SWEEP_SECONDS) once the lease is gone. Only leases still ours are deleted.
+        held, self._leases = list(self._leases.values()), {}
+        for key in held:
+            try:
+                await self.r.eval(_RELEASE_LEASE_LUA, 1, key, self.name)
+            except Exception:  # Redis away: the lease runs out by itself
+                log.warning("could not release a bot turn lease", extra={"key": key})
+                break
         if self._executor is not None:
             # A search still running is abandoned, not waited for.
             self._executor.shutdown(wait=False, cancel_futures=True)
@@ -292,6 +312,14 @@ class BotRunner:
         if lease and not await self._take_lease(doc, think + budget + LEASE_SLACK_SECONDS):
             self.stats["leased_elsewhere"] += 1
             return False
+        try:
+            return await self._play_seats(doc, game, pending, seats, think, budget)
+        finally:
+            if not self.closed:  # when closing, ``close`` releases it
+                self._leases.pop(doc["id"], None)
+
+    async def _play_seats(self, doc: dict, game, pending: dict, seats: list[dict], think: float,
+                          budget: float) -> bool:
         if think > 0:
             await asyncio.sleep(think)
         # Simultaneous decisions (Combat's fight, Párbaj's decks): every bot chooses on the
@@ -342,7 +370,10 @@ class BotRunner:
 
     async def _take_lease(self, doc: dict, ttl: float) -> bool:
         key = f"{self.store.k.p}botturn:{doc['id']}:{doc['version']}"
-        return bool(await self.r.set(key, self.name, nx=True, px=max(1, int(ttl * 1000))))
+        taken = bool(await self.r.set(key, self.name, nx=True, px=max(1, int(ttl * 1000))))
+        if taken:
+            self._leases[doc["id"]] = key
+        return taken
 
     async def _choose(self, doc: dict, s: dict, budget: float) -> tuple[dict | None, str]:
         """(action, "chosen" | "fallback"); None when even the random level has nothing."""

@@ -33,6 +33,12 @@ class Conn:
         self.last_seq = 0
         self.lock = asyncio.Lock()
         self.closed = False
+        # Drains (``Hub.close_all``): ``busy`` while the socket's handler is doing something
+        # other than waiting for the next message (opening, or handling one); ``closing`` once a
+        # close is asked for, which the handler carries out when it is done, if not done already.
+        self.busy = True
+        self.closing = False
+        self.gone = asyncio.Event()  # closed by the server, or the handler has let go of it
 
     async def _send_now(self, text: str) -> None:
         """Send while holding ``lock``."""
@@ -51,6 +57,18 @@ class Conn:
 
     async def send(self, payload: dict) -> None:
         await self.send_text(dumps(payload))
+
+    async def close(self, code: int, unless_busy: bool = False) -> None:
+        """Close the socket with ``code``, under the send lock so no view is cut in two.
+        ``unless_busy``: leave it to its handler if that has taken a message meanwhile."""
+        async with self.lock:
+            if self.closed or (unless_busy and self.busy):
+                return
+            self.closed = True
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await self.ws.close(code=code)
+            self.gone.set()
 
 
 class Hub:
@@ -75,6 +93,8 @@ class Hub:
         self._listener: asyncio.Task | None = None
         self._sub_lock = asyncio.Lock()
         self._stopping = False
+        # Set by ``close_all``: sockets that join afterwards are closed at once.
+        self._closing = False
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -101,7 +121,25 @@ class Hub:
     def socket_count(self) -> int:
         return sum(len(c) for c in self.conns.values())
 
+    async def close_all(self, code: int, within: float) -> None:
+        """Close every socket of this process with ``code`` (a drain: 1012). A socket waiting
+        for its next message is closed now; one whose handler is busy (a move being applied)
+        is closed by the handler once that is done and its view sent (``app/ws.py``). Returns
+        when every socket is closed, or after ``within`` seconds."""
+        self._closing = True
+        conns = [c for group in self.conns.values() for c in group]
+        for conn in conns:
+            conn.closing = True
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within):
+                # All at once: a client that stopped reading holds only its own close up.
+                await asyncio.gather(*(c.close(code, unless_busy=True) for c in conns))
+                for conn in conns:
+                    await conn.gone.wait()
+
     async def add(self, conn: Conn) -> None:
+        if self._closing:
+            conn.closing = True  # a drain has begun: the handler closes it straight away
         async with self._sub_lock:
             group = self.conns.setdefault(conn.match_id, set())
             group.add(conn)
@@ -111,6 +149,7 @@ class Hub:
 
     async def remove(self, conn: Conn) -> None:
         conn.closed = True
+        conn.gone.set()
         async with self._sub_lock:
             group = self.conns.get(conn.match_id)
             if group is None:

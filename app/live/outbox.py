@@ -43,6 +43,10 @@ class OutboxWorker:
         # the same name) are looked for first; after a clean drain there are none.
         self._pending_possible = True
         self._lag_at = 0.0
+        # The consumer group exists as far as this worker knows: made once (``Services.start``
+        # or the first drain), and again only when Redis says it is gone (NOGROUP: a Redis
+        # that restarted without the stream, or a stream deleted by hand).
+        self._group_ready = False
 
     async def ensure_group(self) -> None:
         try:
@@ -50,11 +54,27 @@ class OutboxWorker:
         except ResponseError as e:
             if "BUSYGROUP" not in str(e):
                 raise
+        self._group_ready = True
 
     async def drain_once(self, block_ms: int | None = None) -> int:
         """Write one batch (own pending entries first, then new ones). Returns entries written.
         Raises if SQL fails; the entries stay pending for the next try."""
+        if not self._group_ready:
+            await self.ensure_group()
+        try:
+            return await self._drain_batch(block_ms)
+        except ResponseError as e:
+            if not _no_group(e):
+                raise
+        # The group went away under us: make it again (from the start of the stream, so
+        # whatever the stream still holds is written) and go on at once.
+        log.warning("history consumer group missing (Redis lost it?); creating it again")
+        self._group_ready = False
+        self._pending_possible = True
         await self.ensure_group()
+        return await self._drain_batch(block_ms)
+
+    async def _drain_batch(self, block_ms: int | None) -> int:
         entries = []
         if self._pending_possible:
             entries = await self._read("0", None)
@@ -90,9 +110,23 @@ class OutboxWorker:
             resp = await self.r.xautoclaim(self.stream, GROUP, self.consumer,
                                            min_idle_time=CLAIM_IDLE_MS, start_id="0-0",
                                            count=self.batch)
-        except ResponseError:
+        except ResponseError as e:
+            if _no_group(e):
+                raise
             return []
         return [(i, f) for i, f in resp[1] if f]
+
+    async def leave(self) -> bool:
+        """At shutdown, after the last drain: remove this consumer from the group when it holds
+        no entries (names are per process, so they would pile up in XINFO CONSUMERS). Entries
+        it still holds (SQL was down) stay with it, and another worker claims them after
+        ``CLAIM_IDLE_MS``: deleting the consumer would orphan them. Returns whether it left."""
+        info = await self.r.xpending_range(self.stream, GROUP, min="-", max="+", count=1,
+                                           consumername=self.consumer)
+        if info:
+            return False
+        await self.r.xgroup_delconsumer(self.stream, GROUP, self.consumer)
+        return True
 
     async def drain_all(self) -> int:
         """Write everything currently in the outbox (used by tests and at shutdown)."""
@@ -130,3 +164,7 @@ class OutboxWorker:
                 log.warning("history write failed (%s); retrying in %.1fs", type(e).__name__, backoff)
                 await pause(stop, backoff)
                 backoff = min(backoff * 2, 5.0)
+
+
+def _no_group(e: ResponseError) -> bool:
+    return str(e).startswith("NOGROUP")

@@ -24,6 +24,7 @@ from app.live import service
 from app.live.views import render
 from games.registry import get_game
 from tests.conftest import ROOT, account, drain, guest
+from tests.support import async_wait_for
 
 ANN = {"id": "u_ann", "name": "Ann", "role": "player"}
 
@@ -511,3 +512,45 @@ def test_a_slow_bot_falls_back_before_its_clock_runs_out(client, fake_level):
     finally:
         release.set()
 
+
+# ------------------------------------------------------------------------------ stopping
+async def thinking(runner, doc) -> str:
+    """Start the bot's turn in ``runner`` with a long think, and return its lease once taken."""
+    runner.settings = runner.settings.model_copy(update={"bot_think_ms": 600_000})
+    runner.kick(doc["id"])
+    key = f"{runner.store.k.p}botturn:{doc['id']}:{doc['version']}"
+
+    async def taken() -> bool:
+        return await runner.r.get(key) == runner.name
+
+    await async_wait_for(taken, message="the bot never took its turn's lease")
+    return key
+
+
+async def test_a_stopping_runner_hands_its_turns_over_at_once(two_processes):
+    """A process that stops (a drain, docs/operations.md) releases the turn leases it holds, so
+    another process's sweep plays those turns now, not when the leases run out."""
+    one, two = two_processes
+    doc = await bot_to_move(one)
+    await one.redis.sadd(one.bots.key, doc["id"])  # as the runner's observer records it
+    key = await thinking(one.bots, doc)
+    await two.bots.sweep_once()
+    await two.bots.settle()
+    assert two.bots.stats["leased_elsewhere"] == 1  # held by the thinking runner
+
+    await one.bots.close()
+    assert await one.redis.get(key) is None
+    await two.bots.sweep_once()
+    await two.bots.settle()
+    after = await two.store.load(doc["id"])
+    assert after["steps"] == doc["steps"] + 1 and after["cseq"]["B"] == 1
+    assert two.bots.stats["moves"] == 1 and one.bots.stats["moves"] == 0
+
+
+async def test_a_stopping_runner_leaves_a_lease_that_is_no_longer_its_own(two_processes):
+    one, two = two_processes
+    doc = await bot_to_move(one)
+    key = await thinking(one.bots, doc)
+    await one.redis.set(key, two.bots.name)  # ours ran out and another process took the turn
+    await one.bots.close()
+    assert await one.redis.get(key) == two.bots.name

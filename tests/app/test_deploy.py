@@ -1,6 +1,7 @@
 """The deployment files are wired as docs/operations.md says (no Docker engine here: parse)."""
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -15,11 +16,13 @@ def compose() -> dict:
 
 def test_compose_services_and_dependencies():
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "migrate", "app", "worker", "lb"}
+    assert set(services) == {"postgres", "pgbouncer", "redis", "migrate", "app", "worker", "lb"}
     app = services["app"]
     assert app["deploy"]["replicas"] >= 2
     assert app["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert app["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert app["depends_on"]["pgbouncer"]["condition"] == "service_healthy"
+    assert services["pgbouncer"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert services["migrate"]["command"] == ["duelhall", "migrate"]
     assert services["lb"]["depends_on"]["app"]["condition"] == "service_healthy"
@@ -29,11 +32,13 @@ def test_compose_services_and_dependencies():
 def test_compose_app_env_points_at_the_services():
     services = compose()["services"]
     env = services["app"]["environment"]
-    assert env["REDIS_URL"].startswith("redis://redis:6379")
-    assert "@postgres:5432/" in env["DATABASE_URL"]
+    assert env["REDIS_URL"].startswith("redis://:") and env["REDIS_URL"].endswith("@redis:6379/0")
+    # The replicas reach Postgres through PgBouncer; the migration goes straight to Postgres.
+    assert "@pgbouncer:5432/" in env["DATABASE_URL"]
     assert env["MIGRATE_ON_START"] == "false"
     assert "SECRET_KEY" in env and ":?" in env["SECRET_KEY"], "secret only from the environment"
-    assert services["migrate"]["environment"]["DATABASE_URL"] == env["DATABASE_URL"]
+    migrate_url = services["migrate"]["environment"]["DATABASE_URL"]
+    assert migrate_url == env["DATABASE_URL"].replace("@pgbouncer:5432/", "@postgres:5432/")
 
 
 def test_history_writer_runs_in_the_worker_not_the_replicas():
@@ -111,7 +116,9 @@ def test_every_healthy_condition_has_a_healthcheck_to_wait_for():
             if cond["condition"] == "service_healthy":
                 assert "healthcheck" in services[dep], f"{name} waits for {dep}, which has no healthcheck"
     assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
-    assert "ping" in services["redis"]["healthcheck"]["test"]
+    assert "pg_isready" in services["pgbouncer"]["healthcheck"]["test"]
+    # redis-cli exits 0 on NOAUTH: the check must look for the answer itself.
+    assert "redis-cli ping | grep -q PONG" in " ".join(services["redis"]["healthcheck"]["test"])
 
 
 def test_production_mode_and_secret_for_app_and_migration():
@@ -200,3 +207,115 @@ def test_readiness_keeps_a_replica_in_rotation_while_sql_is_down(client, monkeyp
     r = client.get("/readyz")
     assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable"
     assert client.get("/healthz").status_code == 200  # liveness: the process itself is fine
+
+
+# ------------------------------------------------------------------ issue 19: drains, workers, secrets
+def compose_text() -> str:
+    return (ROOT / "docker-compose.yml").read_text()
+
+
+# What stopping takes after the drain window, at most: the sockets' close (CLOSE_TIMEOUT), the
+# loops' stop (5 s, then 3 s for the cancelled ones), the bots' (3 s), the outbox's last write
+# (5 s) and uvicorn's own shutdown with the second look at all of it (a few seconds more).
+def stop_budget() -> float:
+    from app.services import CLOSE_TIMEOUT
+
+    return CLOSE_TIMEOUT + 5 + 3 + 3 + 5 + 5
+
+
+def seconds(text: str) -> float:
+    m = re.fullmatch(r"(\d+)(s|m)", text)
+    assert m, text
+    return int(m.group(1)) * (60 if m.group(2) == "m" else 1)
+
+
+def test_web_replicas_drain_within_their_stop_grace_period():
+    from app.config import Settings
+
+    app = compose()["services"]["app"]
+    drain = float(app["environment"]["DRAIN_SECONDS"])
+    assert Settings(drain_seconds=app["environment"]["DRAIN_SECONDS"]).drain_seconds == drain > 0
+    assert seconds(app["stop_grace_period"]) >= drain + stop_budget()
+    # `duelhall serve` is uvicorn with the app's lifespan, where the SIGTERM hook lives.
+    assert app["command"][:2] == ["duelhall", "serve"]
+
+
+def test_two_workers_run_the_history_writer_and_the_clocks_the_replicas_neither(tmp_path):
+    """Two workers are safe: the outbox is a consumer group (an entry is delivered to one
+    consumer; test_live_store.py: claimed from a dead one), each process its own consumer
+    name, and clocks fire through the compare-and-set (test_live_store.py: fired once)."""
+    from app.config import Settings
+    from app.services import Services
+
+    services = compose()["services"]
+    assert services["worker"]["deploy"]["replicas"] >= 2
+    env = services["app"]["environment"]
+    assert env["RUN_OUTBOX"] == "false" and env["RUN_CLOCKS"] == "false"
+    assert not {"RUN_OUTBOX", "RUN_CLOCKS", "RUN_WORKERS"} & set(services["worker"]["environment"])
+    assert Settings(run_clocks="false").run_clocks is False
+    # Replicas of one service share INSTANCE_NAME (and may share a pid): names still differ.
+    built = [Services.build(Settings(redis_url="redis://127.0.0.1:1/0", data_dir=tmp_path))
+             for _ in range(2)]
+    assert built[0].outbox.consumer != built[1].outbox.consumer
+    for svc in built:  # nothing was connected; the engines are let go all the same
+        asyncio.run(svc.engine.dispose())
+
+
+def test_every_service_has_resource_limits_and_rotated_logs():
+    for name, svc in compose()["services"].items():
+        limits = svc["deploy"]["resources"]["limits"]
+        assert float(limits["cpus"]) > 0, name
+        assert re.fullmatch(r"\d+[mg]", limits["memory"]), name
+        assert svc["logging"]["driver"] == "json-file", name
+        assert re.fullmatch(r"\d+m", svc["logging"]["options"]["max-size"]), name
+        assert int(svc["logging"]["options"]["max-file"]) >= 2, name
+
+
+def test_no_password_has_a_default_every_one_must_come_from_the_environment():
+    text = compose_text()
+    refs = re.findall(r"\$\{(\w*(?:PASSWORD|SECRET|KEY)\w*)(:?[-?=+]?)", text)
+    assert {name for name, _ in refs} == {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "SECRET_KEY"}
+    assert all(op == ":?" for _, op in refs), refs  # required, never a fallback value
+    assert "duelhall:duelhall@" not in text
+
+
+def test_redis_requires_a_password_and_every_url_carries_it():
+    import redis
+
+    services = compose()["services"]
+    cmd = services["redis"]["command"]
+    assert cmd[cmd.index("--requirepass") + 1].startswith("${REDIS_PASSWORD:?")
+    assert services["redis"]["environment"]["REDISCLI_AUTH"].startswith("${REDIS_PASSWORD:?")
+    for name in ("app", "worker", "migrate"):
+        url = services[name]["environment"]["REDIS_URL"]
+        assert url.startswith("redis://:${REDIS_PASSWORD:?"), name
+        # What the app's clients read from the URL once compose has put the value in.
+        filled = re.sub(r"\$\{REDIS_PASSWORD:\?[^}]*\}", "0a1b2c", url)
+        assert redis.Redis.from_url(filled).connection_pool.connection_kwargs["password"] == "0a1b2c"
+
+
+def test_pgbouncer_pools_transactions_in_front_of_postgres():
+    from app.config import Settings
+    from app.db.session import make_engine, pooler_connect_args
+
+    services = compose()["services"]
+    bouncer = services["pgbouncer"]["environment"]
+    assert bouncer["POOL_MODE"] == "transaction" and bouncer["DB_HOST"] == "postgres"
+    assert bouncer["DB_PASSWORD"] == services["postgres"]["environment"]["POSTGRES_PASSWORD"]
+    for name in ("app", "worker"):
+        env = services[name]["environment"]
+        assert "@pgbouncer:5432/" in env["DATABASE_URL"] and env["DATABASE_POOLER"] == "pgbouncer"
+    assert services["migrate"]["environment"]["DATABASE_POOLER"] == "none"
+    # The setting does what app/db/session.py says (tests/multiprocess/test_pgbouncer.py runs it).
+    args = pooler_connect_args(Settings(database_pooler="pgbouncer"))
+    assert args["statement_cache_size"] == 0 and args["prepared_statement_cache_size"] == 0
+    assert args["prepared_statement_name_func"]() != args["prepared_statement_name_func"]()
+    assert pooler_connect_args(Settings()) == {}
+    # Why it is there: the processes' pools together reach Postgres's 100 connections, while
+    # PgBouncer takes them all and opens far fewer itself.
+    pool = make_engine(Settings(database_url="postgresql://u:p@h/d")).pool
+    per_process = pool.size() + pool._max_overflow
+    processes = services["app"]["deploy"]["replicas"] + services["worker"]["deploy"]["replicas"]
+    assert processes * per_process >= 100
+    assert int(bouncer["MAX_CLIENT_CONN"]) >= processes * per_process
+    assert int(bouncer["DEFAULT_POOL_SIZE"]) < 100

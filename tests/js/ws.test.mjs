@@ -164,6 +164,48 @@ describe('reconnect', () => {
     assert.deepEqual(latest().sent[0], { type: 'resume', since: 7 });
   });
 
+  test('1012 (a server draining) is not fatal: back within 0-1 s, resumes, re-sends the queue', () => {
+    const sock = newSocket({ random: sequence(0.3) });
+    const delays = [];
+    const statuses = [];
+    sock.on('reconnect_scheduled', (d) => delays.push(d));
+    sock.on('status', (s) => statuses.push(s));
+    sock.connect();
+    latest().open();
+    latest().receive({ type: 'view', seq: 4, version: 4, client_seq: 2 });
+    void sock.act({ type: 'wait' });
+    latest().drop(1012);
+    assert.deepEqual(delays, [300], 'the restart jitter (0.3 of 1 s), not the backoff (0.65 of 0.5 s)');
+    mock.timers.tick(299);
+    assert.equal(WS.instances.length, 1);
+    mock.timers.tick(1);
+    assert.equal(WS.instances.length, 2);
+    latest().open();
+    assert.deepEqual(latest().sent, [
+      { type: 'resume', since: 4 },
+      { type: 'action', action: { type: 'wait' }, client_seq: 3 },
+    ]);
+    assert.ok(!statuses.includes('fatal'));
+    assert.deepEqual(statuses, ['connecting', 'connected', 'reconnecting', 'connected']);
+  });
+
+  test('a second 1012 within 8 s backs off as any close; after that a 1012 is quick again', () => {
+    const sock = newSocket({ random: () => 1 });
+    const delays = [];
+    sock.on('reconnect_scheduled', (d) => delays.push(d));
+    sock.connect();
+    latest().open();
+    latest().drop(1012);
+    mock.timers.tick(delays.at(-1));
+    latest().open();
+    latest().drop(1012); // the next server sent us away too: no tight loop
+    mock.timers.tick(delays.at(-1));
+    latest().open();
+    mock.timers.tick(8000);
+    latest().drop(1012);
+    assert.deepEqual(delays, [1000, 500, 1000]);
+  });
+
   test('an online event while reconnecting retries at once', () => {
     const target = new EventTarget();
     globalThis.addEventListener = target.addEventListener.bind(target);

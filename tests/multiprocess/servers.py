@@ -79,6 +79,14 @@ def app_processes(n: int, redis_url: str, database_url: str, tmp: Path,
                   per_process_env: list[dict] | None = None):
     """``n`` app processes on their own ports sharing Redis and SQL; yields their base URLs.
     ``per_process_env``: extra environment for each process (e.g. ``RUN_WORKERS``)."""
+    with app_process_handles(n, redis_url, database_url, tmp, per_process_env) as handles:
+        yield [url for url, _ in handles]
+
+
+@contextmanager
+def app_process_handles(n: int, redis_url: str, database_url: str, tmp: Path,
+                        per_process_env: list[dict] | None = None):
+    """As ``app_processes``, yielding ``(url, Popen)`` pairs (to signal a process)."""
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
@@ -87,6 +95,8 @@ def app_processes(n: int, redis_url: str, database_url: str, tmp: Path,
         "SECRET_KEY": "multi-process-test-key-0123456789abcdef",
         "DATA_DIR": str(tmp),
         "CLOCK_POLL_SECONDS": "0.1",
+        # Torn down at the end of a test: no balancer to wait for (test_drain.py sets its own).
+        "DRAIN_SECONDS": "0",
     }
     procs, urls = [], []
     try:
@@ -104,7 +114,7 @@ def app_processes(n: int, redis_url: str, database_url: str, tmp: Path,
             # One at a time, so only the first applies migrations.
             wait_http(url + "/healthz", proc, log)
             urls.append(url)
-        yield urls
+        yield list(zip(urls, [proc for proc, _ in procs]))
     finally:
         for proc, _ in procs:
             proc.terminate()

@@ -70,9 +70,9 @@ def test_matches_through_a_balancer_over_three_processes(db_url, tmp_path):
 
 
 def test_history_writer_in_its_own_worker_process(db_url, tmp_path):
-    """The production split (docker-compose.yml): web processes with RUN_OUTBOX=false and one
-    `duelhall worker` writing history. The web processes write nothing to SQL themselves, yet
-    every match's history is complete."""
+    """The production split (docker-compose.yml): web processes with RUN_OUTBOX=false and
+    RUN_CLOCKS=false and one `duelhall worker` writing history. The web processes write nothing
+    to SQL themselves, yet every match's history is complete."""
     import os
     import subprocess
     import sys
@@ -81,7 +81,7 @@ def test_history_writer_in_its_own_worker_process(db_url, tmp_path):
     from tests.multiprocess.servers import ROOT
 
     prefix = f"mpw{uuid.uuid4().hex[:8]}:"
-    no_outbox = [{"RUN_OUTBOX": "false", "REDIS_PREFIX": prefix},
+    no_outbox = [{"RUN_OUTBOX": "false", "RUN_CLOCKS": "false", "REDIS_PREFIX": prefix},
                  {"RUN_OUTBOX": "false", "RUN_WORKERS": "false", "REDIS_PREFIX": prefix}]
     with redis_url_for_tests(tmp_path) as redis_url, \
             app_processes(2, redis_url, db_url, tmp_path, no_outbox) as urls:
